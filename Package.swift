@@ -1,0 +1,67 @@
+// swift-tools-version:6.0
+// Coach: train, evaluate and run the vision models behind sports- and fitness-coaching
+// apps on Linux. Target boundaries follow ../shared/design/ARCHITECTURE.md.
+import PackageDescription
+
+/// Hot numeric loops are compiled with full optimisation even in debug builds of
+/// dependants; release builds add `-Ounchecked`-free `-O` as usual.
+let numericSettings: [SwiftSetting] = [
+    .unsafeFlags(["-Xcc", "-march=x86-64-v3"], .when(platforms: [.linux], configuration: .release)),
+]
+
+let package = Package(
+    name: "Coach",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "coach", targets: ["coach"]),
+        .library(name: "CoachRuntime", targets: ["CoachRuntime"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries (Debian: libopenblas-dev, libhdf5-dev, libjpeg62-turbo-dev,
+        // libpng-dev, libexif-dev, libssl-dev; `make deps` installs them).
+        .systemLibrary(name: "CBLAS", pkgConfig: "openblas",
+                       providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(name: "CHDF5", pkgConfig: "hdf5",
+                       providers: [.apt(["libhdf5-dev"])]),
+        .systemLibrary(name: "CImageCodecs", pkgConfig: "libpng",
+                       providers: [.apt(["libjpeg62-turbo-dev", "libpng-dev", "libexif-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "CoachTensor", dependencies: ["CBLAS"],
+                swiftSettings: numericSettings),
+        .target(name: "CoachNN", dependencies: ["CoachTensor"],
+                swiftSettings: numericSettings),
+        .target(name: "CoachData", dependencies: ["CImageCodecs"],
+                swiftSettings: numericSettings),
+        .target(name: "CoachModels",
+                dependencies: ["CoachNN", "CoachData", "CHDF5", "COpenSSL"],
+                resources: [.copy("Resources")],
+                swiftSettings: numericSettings),
+        .target(name: "CoachTraining", dependencies: ["CoachModels"],
+                swiftSettings: numericSettings),
+        .target(name: "CoachRuntime", dependencies: ["CoachModels"],
+                swiftSettings: numericSettings),
+        .executableTarget(name: "coach",
+                          dependencies: [
+                              "CoachTraining", "CoachRuntime",
+                              .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                          ]),
+        .executableTarget(name: "coach-bench",
+                          dependencies: ["CoachTraining", "CoachRuntime", "CBLAS"],
+                          swiftSettings: numericSettings),
+
+        .target(name: "TestSupport", dependencies: ["CoachNN"], path: "Tests/TestSupport"),
+        .testTarget(name: "CoachTensorTests", dependencies: ["CoachTensor", "TestSupport", "CBLAS"]),
+        .testTarget(name: "CoachNNTests", dependencies: ["CoachNN", "TestSupport"]),
+        .testTarget(name: "CoachDataTests", dependencies: ["CoachData", "TestSupport"]),
+        .testTarget(name: "CoachModelsTests", dependencies: ["CoachModels", "TestSupport"]),
+        .testTarget(name: "CoachTrainingTests", dependencies: ["CoachTraining", "TestSupport"]),
+        .testTarget(name: "CoachRuntimeTests", dependencies: ["CoachRuntime", "TestSupport"]),
+        .testTarget(name: "coachTests", dependencies: ["TestSupport"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,143 @@
+/// Depthwise 2-D convolution (channel multiplier 1) with SIMD kernels.
+extension Tensor {
+    /// Depthwise convolution of an NHWC input with a filter [kh, kw, C]: each channel is
+    /// filtered by its own kh×kw kernel. `bias` [C] and `activation` are fused.
+    public static func depthwiseConv2D(_ input: Tensor, filter: Tensor, bias: Tensor? = nil,
+                                       stride: (Int, Int) = (1, 1), padding: Padding = .valid,
+                                       activation: FusedActivation = .none) -> Tensor {
+        precondition(filter.rank == 3, "depthwise filter must be [kh, kw, C], got \(filter.shape)")
+        let g = ConvolutionGeometry(inputShape: input.shape, kernelHeight: filter.shape[0],
+                                    kernelWidth: filter.shape[1], strideHeight: stride.0,
+                                    strideWidth: stride.1, padding: padding)
+        precondition(filter.shape[2] == g.channels, "depthwise filter has \(filter.shape[2]) channels, input \(g.channels)")
+        if let bias { precondition(bias.shape == [g.channels], "depthwise bias must be [\(g.channels)]") }
+        let zeroBias = [Float](repeating: 0, count: g.channels)
+        return Tensor(shape: [g.batch, g.outputHeight, g.outputWidth, g.channels]) { out in
+            input.withUnsafeBufferPointer { pin in
+                filter.withUnsafeBufferPointer { pw in
+                    (bias?.scalars ?? zeroBias).withUnsafeBufferPointer { pb in
+                        depthwiseForward(pin.baseAddress!, pw.baseAddress!, pb.baseAddress!, g,
+                                         activation, out.baseAddress!)
+                    }
+                }
+            }
+        }
+    }
+
+    static func depthwiseForward(_ input: UnsafePointer<Float>, _ filter: UnsafePointer<Float>,
+                                 _ bias: UnsafePointer<Float>, _ g: ConvolutionGeometry,
+                                 _ activation: FusedActivation, _ out: UnsafeMutablePointer<Float>) {
+        let C = g.channels, W = g.inputWidth, H = g.inputHeight
+        let vectorC = C & ~7
+        let lower = SIMD8<Float>(repeating: 0), upper = SIMD8<Float>(repeating: 6)
+        parallelFor(g.batch * g.outputHeight) { row in
+            let n = row / g.outputHeight, oy = row % g.outputHeight
+            let image = input + n * H * W * C
+            let y0 = oy * g.strideHeight - g.padTop
+            let kyStart = Swift.max(0, -y0), kyEnd = Swift.min(g.kernelHeight, H - y0)
+            for ox in 0..<g.outputWidth {
+                let x0 = ox * g.strideWidth - g.padLeft
+                let kxStart = Swift.max(0, -x0), kxEnd = Swift.min(g.kernelWidth, W - x0)
+                let dst = out + ((n * g.outputHeight + oy) * g.outputWidth + ox) * C
+                var c = 0
+                while c < vectorC {
+                    var acc = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD8<Float>.self)
+                    for ky in kyStart..<kyEnd {
+                        let srcRow = image + ((y0 + ky) * W) * C + c
+                        let wRow = filter + (ky * g.kernelWidth) * C + c
+                        for kx in kxStart..<kxEnd {
+                            let x = UnsafeRawPointer(srcRow + (x0 + kx) * C).loadUnaligned(as: SIMD8<Float>.self)
+                            let w = UnsafeRawPointer(wRow + kx * C).loadUnaligned(as: SIMD8<Float>.self)
+                            acc.addProduct(x, w)
+                        }
+                    }
+                    switch activation {
+                    case .none: break
+                    case .relu: acc = acc.replacing(with: lower, where: acc .< lower)
+                    case .relu6: acc = acc.clamped(lowerBound: lower, upperBound: upper)
+                    }
+                    UnsafeMutableRawPointer(dst + c).storeBytes(of: acc, as: SIMD8<Float>.self)
+                    c += 8
+                }
+                while c < C {
+                    var acc = bias[c]
+                    for ky in kyStart..<kyEnd {
+                        for kx in kxStart..<kxEnd {
+                            acc += image[((y0 + ky) * W + x0 + kx) * C + c] * filter[(ky * g.kernelWidth + kx) * C + c]
+                        }
+                    }
+                    dst[c] = activation.apply(acc)
+                    c += 1
+                }
+            }
+        }
+    }
+
+    /// The gradient of `depthwiseConv2D` with respect to its input.
+    public static func depthwiseConv2DBackwardInput(_ outputGradient: Tensor, filter: Tensor, inputShape: [Int],
+                                                    stride: (Int, Int), padding: Padding) -> Tensor {
+        let g = ConvolutionGeometry(inputShape: inputShape, kernelHeight: filter.shape[0],
+                                    kernelWidth: filter.shape[1], strideHeight: stride.0,
+                                    strideWidth: stride.1, padding: padding)
+        let C = g.channels, W = g.inputWidth, H = g.inputHeight
+        var result = Tensor.zeros(inputShape)
+        result.withUnsafeMutableBufferPointer { pin in
+            outputGradient.withUnsafeBufferPointer { pg in
+                filter.withUnsafeBufferPointer { pw in
+                    let dIn = pin.baseAddress!, dOut = pg.baseAddress!, w = pw.baseAddress!
+                    parallelFor(g.batch) { n in
+                        for oy in 0..<g.outputHeight {
+                            let y0 = oy * g.strideHeight - g.padTop
+                            for ox in 0..<g.outputWidth {
+                                let x0 = ox * g.strideWidth - g.padLeft
+                                let go = dOut + ((n * g.outputHeight + oy) * g.outputWidth + ox) * C
+                                for ky in 0..<g.kernelHeight where y0 + ky >= 0 && y0 + ky < H {
+                                    for kx in 0..<g.kernelWidth where x0 + kx >= 0 && x0 + kx < W {
+                                        let gi = dIn + ((n * H + y0 + ky) * W + x0 + kx) * C
+                                        let wk = w + (ky * g.kernelWidth + kx) * C
+                                        for c in 0..<C { gi[c] += go[c] * wk[c] }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    /// The gradient of `depthwiseConv2D` with respect to its filter [kh, kw, C].
+    public static func depthwiseConv2DBackwardFilter(_ outputGradient: Tensor, input: Tensor, filterShape: [Int],
+                                                     stride: (Int, Int), padding: Padding) -> Tensor {
+        let g = ConvolutionGeometry(inputShape: input.shape, kernelHeight: filterShape[0],
+                                    kernelWidth: filterShape[1], strideHeight: stride.0,
+                                    strideWidth: stride.1, padding: padding)
+        let C = g.channels, W = g.inputWidth, H = g.inputHeight
+        var result = Tensor.zeros(filterShape)
+        result.withUnsafeMutableBufferPointer { pw in
+            outputGradient.withUnsafeBufferPointer { pg in
+                input.withUnsafeBufferPointer { pin in
+                    let dW = pw.baseAddress!, dOut = pg.baseAddress!, x = pin.baseAddress!
+                    for n in 0..<g.batch {
+                        for oy in 0..<g.outputHeight {
+                            let y0 = oy * g.strideHeight - g.padTop
+                            for ox in 0..<g.outputWidth {
+                                let x0 = ox * g.strideWidth - g.padLeft
+                                let go = dOut + ((n * g.outputHeight + oy) * g.outputWidth + ox) * C
+                                for ky in 0..<g.kernelHeight where y0 + ky >= 0 && y0 + ky < H {
+                                    for kx in 0..<g.kernelWidth where x0 + kx >= 0 && x0 + kx < W {
+                                        let xi = x + ((n * H + y0 + ky) * W + x0 + kx) * C
+                                        let wk = dW + (ky * g.kernelWidth + kx) * C
+                                        for c in 0..<C { wk[c] += go[c] * xi[c] }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,108 @@
+import CBLAS
+import Foundation
+
+/// Matrix multiplication through OpenBLAS's `cblas_sgemm`.
+extension Tensor {
+    /// C[m×n] = alpha · op(A) · op(B) + beta · C, row-major, on raw pointers.
+    ///
+    /// `lda`, `ldb`, `ldc` are the row strides of A, B and C as stored.
+    @inlinable
+    public static func gemm(transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int,
+                            alpha: Float = 1, a: UnsafePointer<Float>, lda: Int,
+                            b: UnsafePointer<Float>, ldb: Int,
+                            beta: Float = 0, c: UnsafeMutablePointer<Float>, ldc: Int) {
+        if m == 0 || n == 0 { return }
+        if k == 0 {
+            for i in 0..<m { for j in 0..<n { c[i * ldc + j] = beta == 0 ? 0 : beta * c[i * ldc + j] } }
+            return
+        }
+        cblas_sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
+                    transposeB ? CblasTrans : CblasNoTrans,
+                    Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb),
+                    beta, c, Int32(ldc))
+    }
+
+    /// The matrix product of two rank-2 tensors, optionally transposing either operand.
+    public static func matmul(_ a: Tensor, _ b: Tensor,
+                              transposeA: Bool = false, transposeB: Bool = false) -> Tensor {
+        precondition(a.rank == 2 && b.rank == 2, "matmul needs rank-2 tensors, got \(a.shape) and \(b.shape)")
+        let (m, k) = transposeA ? (a.shape[1], a.shape[0]) : (a.shape[0], a.shape[1])
+        let (k2, n) = transposeB ? (b.shape[1], b.shape[0]) : (b.shape[0], b.shape[1])
+        precondition(k == k2, "matmul inner dimensions differ: \(a.shape)\(transposeA ? "ᵀ" : "") · \(b.shape)\(transposeB ? "ᵀ" : "")")
+        return Tensor(shape: [m, n]) { out in
+            a.withUnsafeBufferPointer { pa in
+                b.withUnsafeBufferPointer { pb in
+                    gemm(transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k,
+                         a: pa.baseAddress!, lda: a.shape[1], b: pb.baseAddress!, ldb: b.shape[1],
+                         c: out.baseAddress!, ldc: n)
+                }
+            }
+        }
+    }
+
+    /// Batched matrix product over the leading axis: [B, M, K] · [B, K, N] → [B, M, N].
+    ///
+    /// Either operand may be rank 2, in which case it is shared by every batch element.
+    public static func batchedMatmul(_ a: Tensor, _ b: Tensor,
+                                     transposeA: Bool = false, transposeB: Bool = false) -> Tensor {
+        precondition((a.rank == 3 || a.rank == 2) && (b.rank == 3 || b.rank == 2) && (a.rank == 3 || b.rank == 3),
+                     "batchedMatmul needs rank-3 operands, got \(a.shape) and \(b.shape)")
+        let batch = a.rank == 3 ? a.shape[0] : b.shape[0]
+        if a.rank == 3 && b.rank == 3 {
+            precondition(a.shape[0] == b.shape[0], "batch sizes differ: \(a.shape) and \(b.shape)")
+        }
+        let sa = Array(a.shape.suffix(2)), sb = Array(b.shape.suffix(2))
+        let (m, k) = transposeA ? (sa[1], sa[0]) : (sa[0], sa[1])
+        let (k2, n) = transposeB ? (sb[1], sb[0]) : (sb[0], sb[1])
+        precondition(k == k2, "batchedMatmul inner dimensions differ: \(a.shape) · \(b.shape)")
+        let strideA = a.rank == 3 ? sa[0] * sa[1] : 0
+        let strideB = b.rank == 3 ? sb[0] * sb[1] : 0
+        if a.rank == 3 && b.rank == 2 && !transposeA {
+            // One GEMM: fold the batch into the rows.
+            let flat = matmul(a.reshaped(to: [batch * sa[0], sa[1]]), b, transposeB: transposeB)
+            return flat.reshaped(to: [batch, m, n])
+        }
+        return Tensor(shape: [batch, m, n]) { out in
+            a.withUnsafeBufferPointer { pa in
+                b.withUnsafeBufferPointer { pb in
+                    for i in 0..<batch {
+                        gemm(transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k,
+                             a: pa.baseAddress! + i * strideA, lda: sa[1],
+                             b: pb.baseAddress! + i * strideB, ldb: sb[1],
+                             c: out.baseAddress! + i * m * n, ldc: n)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Controls how many threads Coach's kernels and OpenBLAS use.
+public enum ComputeThreads {
+    /// The number of threads kernels split work across (default: the machine's cores).
+    nonisolated(unsafe) public private(set) static var count: Int = Swift.max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    /// Sets the thread count for Coach's kernels and OpenBLAS.
+    public static func set(_ n: Int) {
+        count = Swift.max(1, n)
+        openblas_set_num_threads(Int32(count))
+    }
+}
+
+/// Runs `body(i)` for i in 0..<iterations on up to `ComputeThreads.count` threads, each
+/// thread taking one contiguous block of indices. Jobs below `minimumWork` iterations run inline.
+@inlinable
+public func parallelFor(_ iterations: Int, minimumWork: Int = 2, _ body: (Int) -> Void) {
+    let threads = Swift.min(ComputeThreads.count, iterations)
+    if threads <= 1 || iterations < minimumWork {
+        for i in 0..<iterations { body(i) }
+        return
+    }
+    withoutActuallyEscaping(body) { body in
+        DispatchQueue.concurrentPerform(iterations: threads) { worker in
+            let start = worker * iterations / threads
+            let end = (worker + 1) * iterations / threads
+            for i in start..<end { body(i) }
+        }
+    }
+}
