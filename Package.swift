@@ -31,11 +31,14 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
 
-        .target(name: "CoachTensor", dependencies: ["CBLAS"],
+        // The seeded generator every random choice flows from (no dependencies, so data
+        // augmentation and tensor initialisation share it).
+        .target(name: "CoachRandom"),
+        .target(name: "CoachTensor", dependencies: ["CBLAS", "CoachRandom"],
                 swiftSettings: numericSettings),
         .target(name: "CoachNN", dependencies: ["CoachTensor"],
                 swiftSettings: numericSettings),
-        .target(name: "CoachData", dependencies: ["CImageCodecs"],
+        .target(name: "CoachData", dependencies: ["CImageCodecs", "CoachRandom"],
                 swiftSettings: numericSettings),
         .target(name: "CoachModels",
                 dependencies: ["CoachNN", "CoachData", "CHDF5", "COpenSSL"],
