@@ -1,0 +1,41 @@
+import Foundation
+import XCTest
+
+/// Locates `../shared` (the read-only datasets and references) for tests.
+///
+/// `COACH_SHARED` overrides the default, which is the `shared` folder beside the
+/// repository. Tests that need it call `try requireShared("data/natops")`, which skips
+/// the test — loudly, naming what is missing — when it is absent.
+public enum SharedData {
+    /// The repository root (found from this file's path).
+    public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The shared folder: `$COACH_SHARED`, or `<repository>/../shared`.
+    public static var root: URL {
+        if let env = ProcessInfo.processInfo.environment["COACH_SHARED"], !env.isEmpty {
+            return URL(fileURLWithPath: env)
+        }
+        return repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
+    }
+
+    /// The URL of `relativePath` inside the shared folder, or an `XCTSkip` saying what is missing.
+    public static func require(_ relativePath: String) throws -> URL {
+        let url = root.appendingPathComponent(relativePath)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            let message = "SKIPPED: shared data '\(relativePath)' is not at \(url.path); set COACH_SHARED to the shared folder to run this test"
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            throw XCTSkip(message)
+        }
+        return url
+    }
+}
+
+/// A fresh temporary directory, removed when the test ends.
+public func temporaryDirectory(_ test: XCTestCase) throws -> URL {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("coach-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+    return url
+}
