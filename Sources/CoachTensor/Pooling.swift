@@ -25,7 +25,8 @@ extension Tensor {
         }
     }
 
-    /// Average pooling; padded positions are excluded from each average (TensorFlow's rule).
+    /// Average pooling; padded positions are excluded from each average (TensorFlow's rule);
+    /// a window wholly inside the padding yields 0.
     public static func averagePool2D(_ input: Tensor, kernel: (Int, Int), stride: (Int, Int),
                                      padding: Padding = .valid) -> Tensor {
         let g = ConvolutionGeometry(inputShape: input.shape, kernelHeight: kernel.0, kernelWidth: kernel.1,
@@ -63,7 +64,7 @@ extension Tensor {
         return result
     }
 
-    /// Max pooling; returns the pooled values and, per output element, the flat input
+    /// Max pooling (a window wholly inside the padding yields 0); returns the pooled values and, per output element, the flat input
     /// index of its maximum (for the backward pass).
     public static func maxPool2D(_ input: Tensor, kernel: (Int, Int), stride: (Int, Int),
                                  padding: Padding = .valid) -> (values: Tensor, argmax: [Int]) {
@@ -75,9 +76,10 @@ extension Tensor {
             input.withUnsafeBufferPointer { p in
                 forEachWindow(g) { o, pixels in
                     for c in 0..<C {
-                        var best = -Float.infinity, bestIndex = pixels.first.map { $0 * C + c } ?? 0
+                        // A window wholly inside the padding yields 0 and passes no gradient.
+                        var best = -Float.infinity, bestIndex = -1
                         for px in pixels where p[px * C + c] > best { best = p[px * C + c]; bestIndex = px * C + c }
-                        out[o * C + c] = best
+                        out[o * C + c] = bestIndex < 0 ? 0 : best
                         argmax[o * C + c] = bestIndex
                     }
                 }
@@ -91,7 +93,7 @@ extension Tensor {
         var result = Tensor.zeros(inputShape)
         result.withUnsafeMutableBufferPointer { dx in
             outputGradient.withUnsafeBufferPointer { dy in
-                for (o, i) in argmax.enumerated() { dx[i] += dy[o] }
+                for (o, i) in argmax.enumerated() where i >= 0 { dx[i] += dy[o] }
             }
         }
         return result

@@ -1,0 +1,95 @@
+/// Batch normalisation over the last (channel) axis.
+///
+/// In training mode it normalises with the batch's statistics and updates the running
+/// mean and variance (exponential average with `momentum`); in inference mode it uses
+/// the running statistics.
+public final class BatchNorm: Module {
+    /// γ [C].
+    public let scale: Parameter
+    /// β [C].
+    public let offset: Parameter
+    /// Running mean [C] (a buffer).
+    public let runningMean: Parameter
+    /// Running (unbiased) variance [C] (a buffer).
+    public let runningVariance: Parameter
+    public let momentum: Float
+    public let epsilon: Float
+
+    /// A batch norm over `featureCount` channels.
+    public init(featureCount: Int, momentum: Float = 0.1, epsilon: Float = 1e-3) {
+        scale = Parameter(Tensor.ones([featureCount]))
+        offset = Parameter(Tensor.zeros([featureCount]))
+        runningMean = Parameter(Tensor.zeros([featureCount]), kind: .buffer)
+        runningVariance = Parameter(Tensor.ones([featureCount]), kind: .buffer)
+        self.momentum = momentum
+        self.epsilon = epsilon
+    }
+
+    public var localParameters: [(String, Parameter)] {
+        [("scale", scale), ("offset", offset), ("runningMean", runningMean), ("runningVariance", runningVariance)]
+    }
+
+    public func callAsFunction(_ x: Variable) -> Variable {
+        let tape = x.tape
+        let gamma = tape.variable(for: scale), beta = tape.variable(for: offset)
+        let axes = Array(0..<(x.rank - 1))
+        if tape.mode == .inference {
+            let inv = (runningVariance.value + epsilon).sqrt().map { 1 / $0 }
+            let shift = -(runningMean.value * inv)
+            return (x * inv + shift) * gamma + beta
+        }
+        let mean = x.mean(alongAxes: axes)
+        let centred = x - mean
+        let variance = centred.squared().mean(alongAxes: axes)
+        let normalised = centred / (variance + epsilon).sqrt()
+        // Update running statistics (unbiased variance, as PyTorch does).
+        let n = Float(x.value.count / Swift.max(x.shape.last ?? 1, 1))
+        let unbiased = variance.value * (n / Swift.max(n - 1, 1))
+        runningMean.value = runningMean.value * (1 - momentum) + mean.value * momentum
+        runningVariance.value = runningVariance.value * (1 - momentum) + unbiased * momentum
+        return normalised * gamma + beta
+    }
+}
+
+/// Inverted dropout: in training, zeroes each element with probability `rate` and scales
+/// the rest by 1/(1 − rate); identity in inference. Masks come from the tape's generator.
+public final class Dropout: Module {
+    public let rate: Float
+
+    public init(rate: Float) {
+        precondition(rate >= 0 && rate < 1, "dropout rate must be in [0, 1)")
+        self.rate = rate
+    }
+
+    public func callAsFunction(_ x: Variable) -> Variable {
+        guard x.tape.mode == .training, rate > 0 else { return x }
+        let keep = 1 - rate
+        var mask = Tensor.zeros(x.shape)
+        mask.withUnsafeMutableBufferPointer { p in
+            for i in 0..<p.count { p[i] = x.tape.generator.nextUniform() < keep ? 1 / keep : 0 }
+        }
+        return x * mask
+    }
+}
+
+/// Layer normalisation over the last axis with learned scale and offset.
+public final class LayerNorm: Module {
+    public let scale: Parameter
+    public let offset: Parameter
+    public let epsilon: Float
+
+    public init(featureCount: Int, epsilon: Float = 1e-5) {
+        scale = Parameter(Tensor.ones([featureCount]))
+        offset = Parameter(Tensor.zeros([featureCount]))
+        self.epsilon = epsilon
+    }
+
+    public var localParameters: [(String, Parameter)] { [("scale", scale), ("offset", offset)] }
+
+    public func callAsFunction(_ x: Variable) -> Variable {
+        let mean = x.mean(alongAxes: [-1], keepingDimensions: true)
+        let centred = x - mean
+        let variance = centred.squared().mean(alongAxes: [-1], keepingDimensions: true)
+        return centred / (variance + epsilon).sqrt() * x.tape.variable(for: scale) + x.tape.variable(for: offset)
+    }
+}
