@@ -3,10 +3,11 @@
 // apps on Linux. Target boundaries follow ../shared/design/ARCHITECTURE.md.
 import PackageDescription
 
-/// Hot numeric loops are compiled with full optimisation even in debug builds of
-/// dependants; release builds add `-Ounchecked`-free `-O` as usual.
+/// Settings for targets with hot numeric loops. Code is compiled for the baseline
+/// x86-64 ISA so the binaries run on any x86-64 machine; OpenBLAS picks its own kernels
+/// for the CPU at run time.
 let numericSettings: [SwiftSetting] = [
-    .unsafeFlags(["-Xcc", "-march=x86-64-v3"], .when(platforms: [.linux], configuration: .release)),
+    .unsafeFlags(["-enforce-exclusivity=unchecked"]),
 ]
 
 let package = Package(
@@ -54,7 +55,8 @@ let package = Package(
                               .product(name: "ArgumentParser", package: "swift-argument-parser"),
                           ]),
         .executableTarget(name: "coach-bench",
-                          dependencies: ["CoachTraining", "CoachRuntime", "CBLAS"],
+                          dependencies: ["CoachTraining", "CoachRuntime", "CBLAS",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: numericSettings),
 
         .target(name: "TestSupport", dependencies: ["CoachNN"], path: "Tests/TestSupport"),

@@ -272,3 +272,30 @@ extension Padding {
         }
     }
 }
+
+extension Tensor {
+    /// A 1×1 convolution plus bias plus a residual input, fused: the output buffer starts
+    /// as `residual + bias` and the GEMM accumulates onto it (beta = 1), so the sum costs
+    /// no extra pass. input [N, H, W, Cin], filter [1, 1, Cin, Cout], residual [N, H, W, Cout].
+    public static func pointwiseConvolution(_ input: Tensor, filter: Tensor, bias: Tensor, residual: Tensor) -> Tensor {
+        precondition(input.rank == 4 && filter.rank == 4 && filter.shape[0] == 1 && filter.shape[1] == 1,
+                     "pointwiseConvolution needs NHWC input and a [1, 1, Cin, Cout] filter")
+        let cin = filter.shape[2], cout = filter.shape[3]
+        let rows = input.count / cin
+        precondition(residual.shape == Array(input.shape.dropLast()) + [cout], "residual shape \(residual.shape) does not match")
+        var out = residual
+        out.withUnsafeMutableBufferPointer { po in
+            bias.withUnsafeBufferPointer { pb in
+                for r in 0..<rows { for c in 0..<cout { po[r * cout + c] += pb[c] } }
+            }
+            input.withUnsafeBufferPointer { pi in
+                filter.withUnsafeBufferPointer { pw in
+                    gemm(transposeA: false, transposeB: false, m: rows, n: cout, k: cin,
+                         a: pi.baseAddress!, lda: cin, b: pw.baseAddress!, ldb: cout,
+                         beta: 1, c: po.baseAddress!, ldc: cout)
+                }
+            }
+        }
+        return out
+    }
+}

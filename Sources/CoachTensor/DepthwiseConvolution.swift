@@ -48,7 +48,7 @@ extension Tensor {
                         for kx in kxStart..<kxEnd {
                             let x = UnsafeRawPointer(srcRow + (x0 + kx) * C).loadUnaligned(as: SIMD8<Float>.self)
                             let w = UnsafeRawPointer(wRow + kx * C).loadUnaligned(as: SIMD8<Float>.self)
-                            acc.addProduct(x, w)
+                            acc += x * w  // not addProduct: without FMA in the baseline ISA it becomes a libm call per lane
                         }
                     }
                     switch activation {

@@ -1,0 +1,63 @@
+import CBLAS
+import CoachTensor
+
+/// Kernel benchmarks: GEMM overhead against raw cblas_sgemm, pointwise and depthwise
+/// convolution throughput at EfficientNet-Lite0 shapes.
+enum TensorBenchmarks {
+    static func run(threads: Int) {
+        ComputeThreads.set(threads)
+        print("== tensor kernels (\(threads) thread\(threads == 1 ? "" : "s"))")
+        var g = SeededGenerator(seed: 1)
+        let n = 1024
+        let a = Tensor.randomNormal([n, n], using: &g), b = Tensor.randomNormal([n, n], using: &g)
+        var c = [Float](repeating: 0, count: n * n)
+        let raw = Timing.medianSeconds {
+            a.withUnsafeBufferPointer { pa in
+                b.withUnsafeBufferPointer { pb in
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(n), Int32(n), Int32(n), 1,
+                                pa.baseAddress, Int32(n), pb.baseAddress, Int32(n), 0, &c, Int32(n))
+                }
+            }
+        }
+        let coach = Timing.medianSeconds { _ = Tensor.matmul(a, b) }
+        let flops = 2 * Double(n * n * n)
+        print("matmul 1024²: coach \(format(flops / coach / 1e9, 1)) GFLOP/s, raw cblas_sgemm \(format(flops / raw / 1e9, 1)) GFLOP/s")
+        print("matmul-vs-cblas ratio: \(format(raw / coach, 3))")
+
+        // 1×1 convolutions of EfficientNet-Lite0 at 224² (batch 1): (H·W, Cin, Cout).
+        let pointwise = [(112 * 112, 32, 16), (112 * 112, 16, 96), (56 * 56, 144, 24), (28 * 28, 240, 40),
+                         (14 * 14, 480, 80), (14 * 14, 672, 112), (7 * 7, 1152, 192), (7 * 7, 320, 1280)]
+        var totalFlops = 0.0, totalSeconds = 0.0
+        for (pixels, cin, cout) in pointwise {
+            let side = Int(Double(pixels).squareRoot())
+            let x = Tensor.randomNormal([1, side, side, cin], using: &g)
+            let w = Tensor.randomNormal([1, 1, cin, cout], using: &g)
+            let bias = Tensor.randomNormal([cout], using: &g)
+            let t = Timing.medianSeconds(sampleSeconds: 0.15) {
+                _ = Tensor.conv2D(x, filter: w, bias: bias, activation: .relu6)
+            }
+            let f = 2 * Double(pixels * cin * cout)
+            totalFlops += f; totalSeconds += t
+            print("  1×1 conv \(side)×\(side)×\(cin)→\(cout): \(format(f / t / 1e9, 1)) GFLOP/s")
+        }
+        print("1×1 convolution (EfficientNet-Lite0 shapes, overall): \(format(totalFlops / totalSeconds / 1e9, 1)) GFLOP/s")
+
+        for k in [3, 5] {
+            let shapes = k == 3 ? [(112, 96, 2), (56, 144, 1), (28, 240, 2), (14, 480, 1)]
+                                : [(56, 144, 2), (28, 240, 1), (14, 672, 1), (14, 672, 2)]
+            var f = 0.0, s = 0.0
+            for (side, channels, stride) in shapes {
+                let x = Tensor.randomNormal([1, side, side, channels], using: &g)
+                let w = Tensor.randomNormal([k, k, channels], using: &g)
+                let bias = Tensor.randomNormal([channels], using: &g)
+                let t = Timing.medianSeconds(sampleSeconds: 0.15) {
+                    _ = Tensor.depthwiseConv2D(x, filter: w, bias: bias, stride: (stride, stride), padding: .same,
+                                               activation: .relu6)
+                }
+                let out = (side + stride - 1) / stride
+                f += 2 * Double(out * out * channels * k * k); s += t
+            }
+            print("depthwise \(k)×\(k) (EfficientNet-Lite0 shapes): \(format(f / s / 1e9, 1)) GFLOP/s")
+        }
+    }
+}
