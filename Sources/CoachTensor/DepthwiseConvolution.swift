@@ -28,48 +28,77 @@ extension Tensor {
                                  _ bias: UnsafePointer<Float>, _ g: ConvolutionGeometry,
                                  _ activation: FusedActivation, _ out: UnsafeMutablePointer<Float>) {
         let C = g.channels, W = g.inputWidth, H = g.inputHeight
-        let vectorC = C & ~7
-        let lower = SIMD8<Float>(repeating: 0), upper = SIMD8<Float>(repeating: 6)
+        let KH = g.kernelHeight, KW = g.kernelWidth
+        let upper: Float = activation == .relu6 ? 6 : .infinity
+        let lower: Float = activation == .none ? -.infinity : 0
         parallelFor(g.batch * g.outputHeight) { row in
             let n = row / g.outputHeight, oy = row % g.outputHeight
             let image = input + n * H * W * C
             let y0 = oy * g.strideHeight - g.padTop
-            let kyStart = Swift.max(0, -y0), kyEnd = Swift.min(g.kernelHeight, H - y0)
+            let kyStart = Swift.max(0, -y0), kyEnd = Swift.min(KH, H - y0)
+            let dstRow = out + (n * g.outputHeight + oy) * g.outputWidth * C
             for ox in 0..<g.outputWidth {
                 let x0 = ox * g.strideWidth - g.padLeft
-                let kxStart = Swift.max(0, -x0), kxEnd = Swift.min(g.kernelWidth, W - x0)
-                let dst = out + ((n * g.outputHeight + oy) * g.outputWidth + ox) * C
-                var c = 0
-                while c < vectorC {
-                    var acc = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD8<Float>.self)
-                    for ky in kyStart..<kyEnd {
-                        let srcRow = image + ((y0 + ky) * W) * C + c
-                        let wRow = filter + (ky * g.kernelWidth) * C + c
-                        for kx in kxStart..<kxEnd {
-                            let x = UnsafeRawPointer(srcRow + (x0 + kx) * C).loadUnaligned(as: SIMD8<Float>.self)
-                            let w = UnsafeRawPointer(wRow + kx * C).loadUnaligned(as: SIMD8<Float>.self)
-                            acc += x * w  // not addProduct: without FMA in the baseline ISA it becomes a libm call per lane
-                        }
-                    }
-                    switch activation {
-                    case .none: break
-                    case .relu: acc = acc.replacing(with: lower, where: acc .< lower)
-                    case .relu6: acc = acc.clamped(lowerBound: lower, upperBound: upper)
-                    }
-                    UnsafeMutableRawPointer(dst + c).storeBytes(of: acc, as: SIMD8<Float>.self)
-                    c += 8
+                let kxStart = Swift.max(0, -x0), kxEnd = Swift.min(KW, W - x0)
+                // Taps inside the image, as (input offset, filter offset) pairs: computed
+                // once per pixel, then every channel block walks the same list.
+                depthwisePixel(image: image, filter: filter, bias: bias, dst: dstRow + ox * C, channels: C,
+                               rowStride: W * C, y0: y0, x0: x0, ky: kyStart..<kyEnd, kx: kxStart..<kxEnd,
+                               kernelWidth: KW, lower: lower, upper: upper)
+            }
+        }
+    }
+
+    /// One output pixel of a depthwise convolution over all channels, SIMD16 then SIMD4 then scalar.
+    @inline(__always)
+    static func depthwisePixel(image: UnsafePointer<Float>, filter: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                               dst: UnsafeMutablePointer<Float>, channels C: Int, rowStride: Int, y0: Int, x0: Int,
+                               ky: Range<Int>, kx: Range<Int>, kernelWidth KW: Int, lower: Float, upper: Float) {
+        let lo16 = SIMD16<Float>(repeating: lower), hi16 = SIMD16<Float>(repeating: upper)
+        var c = 0
+        while c + 16 <= C {
+            var acc = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD16<Float>.self)
+            var y = ky.lowerBound
+            while y < ky.upperBound {
+                let src = image + (y0 + y) * rowStride + (x0) * C + c
+                let w = filter + (y * KW) * C + c
+                var x = kx.lowerBound
+                while x < kx.upperBound {
+                    acc += UnsafeRawPointer(src + x * C).loadUnaligned(as: SIMD16<Float>.self)
+                        * UnsafeRawPointer(w + x * C).loadUnaligned(as: SIMD16<Float>.self)
+                    x &+= 1
                 }
-                while c < C {
-                    var acc = bias[c]
-                    for ky in kyStart..<kyEnd {
-                        for kx in kxStart..<kxEnd {
-                            acc += image[((y0 + ky) * W + x0 + kx) * C + c] * filter[(ky * g.kernelWidth + kx) * C + c]
-                        }
-                    }
-                    dst[c] = activation.apply(acc)
-                    c += 1
+                y &+= 1
+            }
+            // replacing(with:where:) lowers to compare + blend; clamped(...) goes lane by lane.
+            acc.replace(with: lo16, where: acc .< lo16)
+            acc.replace(with: hi16, where: acc .> hi16)
+            UnsafeMutableRawPointer(dst + c).storeBytes(of: acc, as: SIMD16<Float>.self)
+            c &+= 16
+        }
+        let lo4 = SIMD4<Float>(repeating: lower), hi4 = SIMD4<Float>(repeating: upper)
+        while c + 4 <= C {
+            var acc = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD4<Float>.self)
+            for y in ky {
+                let src = image + (y0 + y) * rowStride + x0 * C + c
+                let w = filter + (y * KW) * C + c
+                for x in kx {
+                    acc += UnsafeRawPointer(src + x * C).loadUnaligned(as: SIMD4<Float>.self)
+                        * UnsafeRawPointer(w + x * C).loadUnaligned(as: SIMD4<Float>.self)
                 }
             }
+            acc.replace(with: lo4, where: acc .< lo4)
+            acc.replace(with: hi4, where: acc .> hi4)
+            UnsafeMutableRawPointer(dst + c).storeBytes(of: acc, as: SIMD4<Float>.self)
+            c &+= 4
+        }
+        while c < C {
+            var acc = bias[c]
+            for y in ky {
+                for x in kx { acc += image[(y0 + y) * rowStride + (x0 + x) * C + c] * filter[(y * KW + x) * C + c] }
+            }
+            dst[c] = Swift.min(Swift.max(acc, lower), upper)
+            c &+= 1
         }
     }
 
