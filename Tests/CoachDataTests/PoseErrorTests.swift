@@ -105,4 +105,47 @@ final class PoseErrorTests: XCTestCase {
         XCTAssertEqual(text.split(separator: "\n").count, 22)
         XCTAssertEqual(error.localizedDescription, text)
     }
+
+    func testLineNumbersWithCRLFBareCRAndQuotedLineBreaks() throws {
+        let folder = try temporaryDirectory(self)
+        // Line 2 holds a label spanning lines 2–3 (quoted CRLF); line 4 ends with a bare CR.
+        let text = "label,a_x,a_y\r\n\"two\r\nlines\",1,2\r\nOpen,1,2\rOpen,x,2\r\nOpen,1,-0.5e0\n"
+        let file = try writePoseFixture(folder, "crlf.csv", text)
+        expectPoseError(["\(file.path):5: column 'a_x': 'x' is not a number"]) { _ = try SinglePoseSet.read(file) }
+        let fixed = try writePoseFixture(folder, "crlf-ok.csv", text.replacingOccurrences(of: "x,2", with: "3,2"))
+        let set = try SinglePoseSet.read(fixed)
+        XCTAssertEqual(set.labels, ["two\r\nlines", "Open", "Open", "Open"])
+        XCTAssertEqual(set.poses.map(\.source.line), [2, 4, 5, 6])
+        XCTAssertEqual(set.poses[3].keypoints[0], Keypoint(x: 1, y: -0.5))
+    }
+
+    func testWrongKindOfFileAndOutOfRangeConfidence() throws {
+        let root = try temporaryDirectory(self)
+        let table = try writePoseFixture(root, "Wave/table.csv", "sequence,label,a_x,a_y\n1,Wave,0,0\n")
+        expectPoseError(["\(table.path):1: column 'sequence' is not allowed in this kind of file", "is a table of clips, FORMATS §3.4"]) {
+            _ = try PoseDataset.load(root)
+        }
+        let neither = try writePoseFixture(root, "neither.csv", "a_x,a_y\n0,0\n")
+        expectPoseError(["\(neither.path):1: is neither a table of clips nor an annotation file"]) { _ = try PoseDataset.load(neither) }
+        let negative = try writePoseFixture(root, "negative.csv", "a_x,a_y,a_confidence\n0,0,-0.1\n")
+        expectPoseError(["\(negative.path):2: column 'a_confidence': confidence -0.1 is outside 0…1"]) { _ = try PoseClipReader.read(negative) }
+        let badChirality = try writePoseFixture(root, "hand.json", #"{"joints": ["wrist"], "chirality": "both", "frames": [{"keypoints": [null]}]}"#)
+        expectPoseError(["\(badChirality.path): chirality: is the string \"both\": expected \"left\", \"right\" or \"unknown\""]) {
+            _ = try PoseClipReader.read(badChirality)
+        }
+    }
+
+    func testJSONAnnotationSegmentProblemsNameTheirPath() throws {
+        let root = try temporaryDirectory(self)
+        try writePoseFixture(root, "clip.csv", "time,a_x,a_y\n0,0,0\n0.5,1,1\n1.0,2,2\n")
+        let annotations = try writePoseFixture(root, "labels.json", """
+        [{"file": "clip.csv", "label": "ok"},
+         {"file": "clip.csv", "label": "late", "start": 0.2, "end": 3},
+         {"file": "clip.csv", "label": "reversed", "start": 0.8, "end": 0.4}]
+        """)
+        expectPoseError([
+            "\(annotations.path): [1]: segment ends at 3.0 s, beyond the end of clip 'clip.csv' (0.000–1.500 s)",
+            "\(annotations.path): [2]: end 0.4 is not after start 0.8",
+        ]) { _ = try PoseDataset.load(annotations) }
+    }
 }
