@@ -1,5 +1,5 @@
 /// Which hand a hand pose belongs to (Vision's `VNChirality`).
-public enum Chirality: String, Hashable, Sendable, CaseIterable {
+public enum Chirality: String, Codable, Hashable, Sendable, CaseIterable {
     /// A left hand.
     case left
     /// A right hand.

@@ -5,7 +5,7 @@
 /// or a `Left`/`Right` suffix (`handTipLeft` ↔ `handTipRight`).
 public struct JointSet: Hashable, Sendable, CustomStringConvertible {
     /// Which layout a joint set is.
-    public enum Kind: String, Hashable, Sendable {
+    public enum Kind: String, Codable, Hashable, Sendable {
         /// Create ML's 18 body joints in Create ML's order.
         case body18
         /// Vision's 21 hand joints in Vision's order.
