@@ -39,6 +39,8 @@ static void coach_jpeg_error_exit(j_common_ptr cinfo) {
     case JERR_OUT_OF_MEMORY: status = COACH_CODEC_OUT_OF_MEMORY; break;
     case JERR_INPUT_EMPTY:
     case JERR_INPUT_EOF: status = COACH_CODEC_TRUNCATED; break;
+    case JERR_BAD_PRECISION:  /* e.g. a 12-bit JPEG: valid, but not 8-bit */
+    case JERR_CONVERSION_NOTIMPL: status = COACH_CODEC_UNSUPPORTED; break;
     default: break;
     }
     coach_jpeg_record(cinfo, status);

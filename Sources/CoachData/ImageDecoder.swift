@@ -101,7 +101,7 @@ public enum ImageDecoder {
                 path: source, format: .jpeg,
                 reason: "\(model) colour (4 components) is not supported; convert the file to RGB")
         }
-        guard width.multipliedReportingOverflow(by: height).partialValue <= options.maximumPixelCount else {
+        guard fits(width: width, height: height, within: options.maximumPixelCount) else {
             throw ImageError.imageTooLarge(path: source, width: width, height: height,
                                            maximumPixelCount: options.maximumPixelCount)
         }
@@ -144,7 +144,7 @@ public enum ImageDecoder {
         let infoStatus = message.withPointer { coach_png_read_info(bytes.baseAddress, bytes.count, &info, $0) }
         try check(infoStatus, message, format: .png, source: source)
         let width = Int(info.width), height = Int(info.height)
-        guard width.multipliedReportingOverflow(by: height).partialValue <= options.maximumPixelCount else {
+        guard fits(width: width, height: height, within: options.maximumPixelCount) else {
             throw ImageError.imageTooLarge(path: source, width: width, height: height,
                                            maximumPixelCount: options.maximumPixelCount)
         }
@@ -170,6 +170,11 @@ public enum ImageDecoder {
     }
 
     // MARK: - Helpers
+
+    private static func fits(width: Int, height: Int, within maximumPixelCount: Int) -> Bool {
+        let (product, overflow) = width.multipliedReportingOverflow(by: height)
+        return !overflow && product <= maximumPixelCount
+    }
 
     static func readFile(_ url: URL) throws -> Data {
         var isDirectory: ObjCBool = false

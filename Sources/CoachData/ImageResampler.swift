@@ -15,9 +15,10 @@ extension Float: ResamplingSample {
 /// Anti-aliased bilinear resampling of interleaved (HWC) images, matching scikit-image's
 /// `resize(order=1, anti_aliasing=True)` (see `ResamplingAxis`).
 ///
-/// Two separable passes over precomputed weights: horizontal (input rows → output
-/// columns), then vertical (contiguous rows, vectorised axpy). Only the requested window of
-/// the output grid is computed, so a centre crop costs no more than its own pixels.
+/// Two separable passes over precomputed weights: vertical (whole input rows summed into
+/// each output row, a vectorised axpy), then horizontal (a few taps per output pixel).
+/// Only the requested window of the output grid is computed, so a centre crop costs no
+/// more than its own rows and columns.
 enum ImageResampler {
     /// Resamples `source` (`height × width × channels`) onto an `outputWidth × outputHeight`
     /// grid and writes the window `columns × rows` of that grid to `destination`, whose rows
@@ -30,35 +31,42 @@ enum ImageResampler {
         guard !columns.isEmpty, !rows.isEmpty, let input = source.baseAddress else { return }
         let horizontal = ResamplingAxis(inputLength: width, outputLength: outputWidth, window: columns)
         let vertical = ResamplingAxis(inputLength: height, outputLength: outputHeight, window: rows)
-        let firstRow = vertical.firstInput.min() ?? 0
-        let lastRow = (vertical.firstInput.max() ?? 0) + vertical.taps  // exclusive
-        let rowLength = columns.count * channels
+        let inputRowLength = width * channels
 
-        var intermediate = [Float](repeating: 0, count: (lastRow - firstRow) * rowLength)
+        // Vertical first: each output row is a weighted sum of whole input rows (contiguous,
+        // vectorised), so the expensive full-width work happens only for the output rows.
+        var intermediate = [Float](repeating: 0, count: vertical.count * inputRowLength)
         intermediate.withUnsafeMutableBufferPointer { buffer in
             let middle = buffer.baseAddress!
-            horizontal.weights.withUnsafeBufferPointer { weights in
-                horizontal.firstInput.withUnsafeBufferPointer { firsts in
-                    for row in firstRow..<lastRow {
-                        horizontalPass(input + row * width * channels, channels: channels,
-                                       firsts: firsts, weights: weights.baseAddress!, taps: horizontal.taps,
-                                       into: middle + (row - firstRow) * rowLength)
-                    }
-                }
-            }
             vertical.weights.withUnsafeBufferPointer { weights in
                 for outputRow in 0..<vertical.count {
-                    let target = destination + outputRow * rowStride
-                    target.update(repeating: 0, count: rowLength)
+                    let target = middle + outputRow * inputRowLength
                     for tap in 0..<vertical.taps {
                         let weight = weights[outputRow * vertical.taps + tap]
                         if weight == 0 { continue }
-                        let line = UnsafePointer(middle + (vertical.firstInput[outputRow] + tap - firstRow) * rowLength)
-                        for index in 0..<rowLength { target[index] += weight * line[index] }
+                        accumulate(input + (vertical.firstInput[outputRow] + tap) * inputRowLength,
+                                   weight: weight, count: inputRowLength, into: target)
+                    }
+                }
+            }
+            horizontal.weights.withUnsafeBufferPointer { weights in
+                horizontal.firstInput.withUnsafeBufferPointer { firsts in
+                    for outputRow in 0..<vertical.count {
+                        horizontalPass(UnsafePointer(middle + outputRow * inputRowLength), channels: channels,
+                                       firsts: firsts, weights: weights.baseAddress!, taps: horizontal.taps,
+                                       into: destination + outputRow * rowStride)
                     }
                 }
             }
         }
+    }
+
+    /// `target[i] += weight · line[i]` for `count` samples.
+    @inline(__always)
+    private static func accumulate<Sample: ResamplingSample>(
+        _ line: UnsafePointer<Sample>, weight: Float, count: Int, into target: UnsafeMutablePointer<Float>
+    ) {
+        for index in 0..<count { target[index] += weight * line[index].floatValue }
     }
 
     /// One input row → `firsts.count` output pixels.
