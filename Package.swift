@@ -27,8 +27,11 @@ let package = Package(
                        providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CHDF5", pkgConfig: "hdf5",
                        providers: [.apt(["libhdf5-dev"])]),
-        .systemLibrary(name: "CImageCodecs", pkgConfig: "libpng",
-                       providers: [.apt(["libjpeg62-turbo-dev", "libpng-dev", "libexif-dev"])]),
+        // A small C target, not a bare system library: libjpeg and libpng report errors by
+        // exit()/longjmp, which Swift cannot catch, so the wrappers there return codes.
+        .target(name: "CImageCodecs",
+                linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"),
+                                 .linkedLibrary("exif")]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
 
