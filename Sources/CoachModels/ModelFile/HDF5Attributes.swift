@@ -68,6 +68,7 @@ enum HDF5Attributes {
             let memoryType = try HDF5Library.check(H5Tcopy(coach_H5T_C_S1()), "copy the string type")
             defer { H5Tclose(memoryType) }
             try HDF5Library.check(status: H5Tset_size(memoryType, coach_H5T_VARIABLE()), "size a string type")
+            try HDF5Library.check(status: H5Tset_cset(memoryType, H5Tget_cset(type)), "match the character set")
             var pointer: UnsafeMutablePointer<CChar>? = nil
             try HDF5Library.check(status: H5Aread(attribute, memoryType, &pointer), "read attribute '\(name)'")
             defer { if let pointer { H5free_memory(pointer) } }

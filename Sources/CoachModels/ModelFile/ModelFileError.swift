@@ -44,7 +44,7 @@ public enum ModelFileError: LocalizedError, Equatable, Sendable {
             return "model file '\(path)' is truncated (\(detail)); it was probably cut off while being copied "
                 + "or written — copy or re-create it"
         case .damaged(let path, let detail):
-            return "model file '\(path)' is damaged: HDF5 cannot read it (\(detail)); re-create or re-copy it"
+            return "model file '\(path)' is damaged: \(detail); re-create or re-copy it"
         case .notACoachModel(let path, let reason):
             return "'\(path)' is an HDF5 file but not a Coach model: \(reason); "
                 + "expected the root attribute format = \"\(ModelFile.formatName)\""

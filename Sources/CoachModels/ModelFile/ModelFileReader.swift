@@ -16,6 +16,9 @@ enum ModelFileReader {
     /// The 8-byte signature every HDF5 superblock starts with.
     static let signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
 
+    /// The size of the smallest HDF5 superblock (version 2 and 3, with 8-byte addresses).
+    static let minimumSuperblockSize = 48
+
     /// Reads the file at `url`; weights only when `loadingTensors`.
     static func read(_ url: URL, loadingTensors: Bool) throws -> Contents {
         let path = url.path
@@ -31,10 +34,15 @@ enum ModelFileReader {
             let file = H5Fopen(path, coach_H5F_ACC_RDONLY(), coach_H5P_DEFAULT())
             guard file >= 0 else {
                 let failure = HDF5Library.failure("open")
+                if prefix.starts(with: signature) && size < minimumSuperblockSize {
+                    throw ModelFileError.truncated(
+                        path: path, detail: "only \(size) bytes, shorter than an HDF5 superblock")
+                }
                 if failure.reportsTruncation {
                     throw ModelFileError.truncated(path: path, detail: truncationDetail(failure, size: size))
                 }
-                throw ModelFileError.damaged(path: path, detail: "HDF5 cannot open it: \(failure.summary)")
+                let reason = failure.messages.last.map { " (\($0))" } ?? ""
+                throw ModelFileError.damaged(path: path, detail: "HDF5 cannot open it\(reason)")
             }
             defer { H5Fclose(file) }
             do {
