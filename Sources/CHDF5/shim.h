@@ -7,6 +7,10 @@
 static inline hid_t coach_H5P_DEFAULT(void) { return H5P_DEFAULT; }
 static inline hid_t coach_H5P_FILE_ACCESS(void) { H5open(); return H5P_FILE_ACCESS; }
 static inline hid_t coach_H5P_DATASET_CREATE(void) { H5open(); return H5P_DATASET_CREATE; }
+static inline hid_t coach_H5P_FILE_CREATE(void) { H5open(); return H5P_FILE_CREATE; }
+static inline hid_t coach_H5P_GROUP_CREATE(void) { H5open(); return H5P_GROUP_CREATE; }
+static inline hid_t coach_H5P_ATTRIBUTE_CREATE(void) { H5open(); return H5P_ATTRIBUTE_CREATE; }
+static inline hid_t coach_H5E_DEFAULT(void) { return H5E_DEFAULT; }
 static inline hid_t coach_H5P_LINK_CREATE(void) { H5open(); return H5P_LINK_CREATE; }
 static inline hid_t coach_H5T_NATIVE_FLOAT(void) { H5open(); return H5T_NATIVE_FLOAT; }
 static inline hid_t coach_H5T_NATIVE_INT64(void) { H5open(); return H5T_NATIVE_INT64; }
