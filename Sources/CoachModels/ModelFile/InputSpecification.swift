@@ -1,3 +1,4 @@
+import CoachData
 import Foundation
 
 /// What a model consumes: images or pose sequences (exactly one is set for a model).
@@ -85,14 +86,6 @@ public struct ImageResize: Codable, Equatable, Sendable {
         self.method = method
         self.shortSide = shortSide
     }
-}
-
-/// How keypoint coordinates are measured.
-public enum KeypointOrigin: String, Codable, Sendable {
-    /// y grows downwards from the image's top-left corner (Coach's default).
-    case topLeft = "top-left"
-    /// y grows upwards from the bottom-left corner (Vision's convention).
-    case bottomLeft = "bottom-left"
 }
 
 /// What a pose model consumes: windows of frames (or single poses) of named joints.
