@@ -1,0 +1,135 @@
+import ArgumentParser
+import CoachModels
+import Foundation
+
+/// `coach evaluate MODEL …`: evaluates any Coach model on labeled data.
+struct EvaluateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "evaluate",
+        abstract: "Evaluate a trained model on labeled data and print its metrics.",
+        discussion: """
+        The model file says what it is; the data options that apply depend on its task:
+          image classifier       --data DIR (a folder per label)
+          object detector        --annotations FILE.json (Create ML annotations)
+          action classifier      --data DIR|TABLE.csv or --annotations FILE.{csv,json}
+          hand-pose classifier   --data TABLE.csv|DIR
+
+        Classifiers print accuracy, per-class precision/recall/F1 and a confusion matrix
+        (rows: true class, columns: predicted); detectors print AP at IoU 0.5 and 0.50:0.95.
+        --json prints one JSON object instead (task, accuracy, classes, confusionMatrix,
+        perClass, … for classifiers).
+
+        Examples:
+          coach evaluate models/throws.h5 --annotations datasets/throws/test/annotations.csv
+          coach evaluate models/fruit.h5 --data photos/test --json
+        """)
+
+    @Argument(help: "The model file (.h5) to evaluate.")
+    var model: String
+
+    @OptionGroup var data: EvaluationDataOptions
+
+    @Flag(help: "Print the results as one JSON object.")
+    var json = false
+
+    func run() throws {
+        try reportingErrors {
+            let summary = try readModelSummary(model)
+            guard let handler = TaskCommands.handler(for: summary.metadata.task) else {
+                throw CLIError("\(model): models of task '\(summary.metadata.task)' cannot be evaluated (supported: \(TaskCommands.supportedTasks))")
+            }
+            try handler.evaluate(modelPath: model, data: data, json: json)
+        }
+    }
+}
+
+/// Data options shared by `evaluate` across tasks.
+struct EvaluationDataOptions: ParsableArguments {
+    @Option(help: "Labeled data: a folder per label, or a table CSV (pose tasks).")
+    var data: String?
+
+    @Option(help: "An annotation file: Create ML detection JSON, or action annotations (CSV/JSON).")
+    var annotations: String?
+
+    @Option(help: "Frame rate for pose files without timestamps (pose tasks).")
+    var frameRate: Double?
+
+    @Option(help: "Keypoint origin of pose data: top-left or bottom-left (pose tasks).")
+    var keypointOrigin: String?
+}
+
+/// `coach predict MODEL INPUT…`: runs any Coach model on new inputs.
+struct PredictCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "predict",
+        abstract: "Run a trained model on images or pose clips and print its predictions.",
+        discussion: """
+        Inputs depend on the model's task: images for image classifiers and object
+        detectors, pose clip files (CSV/JSON) for action classifiers, a single-pose CSV for
+        hand-pose classifiers.
+
+        Examples:
+          coach predict models/fruit.h5 apple.jpg --top 3
+          coach predict models/board.h5 frame.jpg --draw frame-boxes.png
+          coach predict models/throws.h5 clip.csv --json
+        """)
+
+    @Argument(help: "The model file (.h5).")
+    var model: String
+
+    @Argument(help: "Input files (images or pose clips).")
+    var inputs: [String]
+
+    @Option(help: "How many labels to show per input (classifiers).")
+    var top: Int = 3
+
+    @Option(help: "Minimum confidence to report (detectors, action classifiers).")
+    var confidenceThreshold: Double?
+
+    @Option(help: "IoU above which overlapping boxes of a class are suppressed (detectors).")
+    var iouThreshold: Double = 0.45
+
+    @Option(help: "Write the image with the detected boxes drawn to this PNG (detectors, one input).")
+    var draw: String?
+
+    @Option(help: "Frame rate for pose files without timestamps (pose tasks).")
+    var frameRate: Double?
+
+    @Option(help: "Keypoint origin of pose data: top-left or bottom-left (pose tasks).")
+    var keypointOrigin: String?
+
+    @Flag(help: "Print the predictions as JSON.")
+    var json = false
+
+    func validate() throws {
+        if inputs.isEmpty { throw ValidationError("give at least one input file to predict on") }
+        if top < 1 { throw ValidationError("--top must be at least 1") }
+    }
+
+    func run() throws {
+        try reportingErrors {
+            let summary = try readModelSummary(model)
+            guard let handler = TaskCommands.handler(for: summary.metadata.task) else {
+                throw CLIError("\(model): models of task '\(summary.metadata.task)' cannot predict (supported: \(TaskCommands.supportedTasks))")
+            }
+            try handler.predict(modelPath: model, options: self)
+        }
+    }
+}
+
+/// What each task contributes to `evaluate` and `predict`.
+protocol TaskCommandHandler {
+    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws
+    static func predict(modelPath: String, options: PredictCommand) throws
+}
+
+/// The registry of task handlers (one file per task adds itself here).
+enum TaskCommands {
+    static let handlers: [ModelTask: TaskCommandHandler.Type] = [:]
+
+    static func handler(for task: ModelTask) -> TaskCommandHandler.Type? { handlers[task] }
+
+    static var supportedTasks: String {
+        handlers.keys.map(\.rawValue).sorted().joined(separator: ", ")
+    }
+}

@@ -1,0 +1,88 @@
+import CoachTraining
+import Foundation
+
+/// Everything `coach` writes goes through here: results to stdout, progress, warnings
+/// and errors to stderr (so `--json` output stays machine-readable).
+enum Console {
+    /// Whether stderr is a terminal (progress lines are redrawn in place only then).
+    static let stderrIsTerminal = isatty(STDERR_FILENO) != 0
+
+    /// Writes a result line to stdout.
+    static func print(_ line: String = "") {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// Writes a line to stderr.
+    static func note(_ line: String) {
+        clearProgress()
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Writes a warning to stderr.
+    static func warning(_ line: String) { note("warning: \(line)") }
+
+    /// Writes an error to stderr.
+    static func error(_ line: String) { note("error: \(line)") }
+
+    nonisolated(unsafe) private static var progressShown = false
+
+    /// Shows a one-line progress status on stderr (redrawn in place on a terminal).
+    static func progress(_ line: String) {
+        if stderrIsTerminal {
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+            progressShown = true
+        } else {
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+    }
+
+    /// Ends an in-place progress line.
+    static func clearProgress() {
+        if progressShown {
+            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            progressShown = false
+        }
+    }
+
+    /// Prints `value` as pretty, key-sorted JSON on stdout.
+    static func printJSON<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// Renders training events: progress with rate and ETA, iteration lines, warnings.
+    static func observer(quiet: Bool = false) -> TrainingObserver {
+        return { event in
+            switch event {
+            case let .progress(phase, completed, total, rate, remaining):
+                if quiet { return }
+                let eta = remaining.map { " · ETA \(duration($0))" } ?? ""
+                progress("\(phase): \(completed)/\(total) · \(String(format: "%.1f", rate))/s\(completed < total ? eta : "")")
+                if completed >= total { clearProgress(); note("\(phase): \(total)/\(total) in \(duration(Double(total) / max(rate, 1e-9)))") }
+            case let .iteration(s):
+                if quiet { return }
+                var parts = ["iteration \(s.iteration)/\(s.totalIterations)", "loss \(String(format: "%.4f", s.trainingLoss))"]
+                if let a = s.trainingAccuracy { parts.append("accuracy \(percent(a))") }
+                if let l = s.validationLoss { parts.append("validation loss \(String(format: "%.4f", l))") }
+                if let a = s.validationAccuracy { parts.append("validation accuracy \(percent(a))") }
+                note(parts.joined(separator: " · ") + (s.isBest ? " *" : ""))
+            case let .warning(text):
+                warning(text)
+            case let .note(text):
+                if !quiet { note(text) }
+            }
+        }
+    }
+
+    /// "1m 05s" style durations.
+    static func duration(_ seconds: Double) -> String {
+        if !seconds.isFinite { return "?" }
+        let s = Int(seconds.rounded())
+        if s < 60 { return seconds < 10 ? String(format: "%.1fs", seconds) : "\(s)s" }
+        return "\(s / 60)m \(String(format: "%02d", s % 60))s"
+    }
+
+    /// "97.5%".
+    static func percent(_ x: Double) -> String { String(format: "%.1f%%", x * 100) }
+}
