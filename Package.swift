@@ -46,7 +46,6 @@ let package = Package(
                 swiftSettings: numericSettings),
         .target(name: "CoachModels",
                 dependencies: ["CoachNN", "CoachData", "CHDF5", "COpenSSL"],
-                resources: [.copy("Resources")],
                 swiftSettings: numericSettings),
         .target(name: "CoachTraining", dependencies: ["CoachModels"],
                 swiftSettings: numericSettings),

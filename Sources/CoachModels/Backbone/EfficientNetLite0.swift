@@ -175,6 +175,12 @@ public final class EfficientNetLite0 {
 public enum BackboneError: Error, LocalizedError {
     /// The weight file does not hold the expected tensors (every problem listed).
     case incompatibleWeights([String])
+    /// The file holds another kind of model.
+    case notABackbone(path: String, task: String)
+    /// No backbone file was found where Coach looks for it.
+    case notFound(searched: String)
+    /// A head model needs a different backbone than the one given.
+    case mismatch(model: String, expectedName: String, expectedSHA256: String, foundName: String, foundSHA256: String, backbonePath: String)
 
     public var errorDescription: String? {
         switch self {
@@ -183,6 +189,12 @@ public enum BackboneError: Error, LocalizedError {
                 + problems.prefix(20).joined(separator: "\n  ")
                 + (problems.count > 20 ? "\n  … and \(problems.count - 20) more" : "")
                 + "\nRe-create the file with: coach import-backbone PATH.pth"
+        case let .notABackbone(path, task):
+            return "\(path): this is a '\(task)' model, not a backbone; pass the backbone file written by 'coach import-backbone' (models/efficientnet-lite0.h5)"
+        case let .notFound(searched):
+            return "the pretrained backbone was not found (looked for \(searched)); run 'make build' to fetch and import it, or pass --backbone PATH / set COACH_BACKBONE"
+        case let .mismatch(model, expectedName, expectedSHA, foundName, foundSHA, backbonePath):
+            return "\(model) was trained on backbone \(expectedName) with SHA-256 \(expectedSHA), but \(backbonePath) is \(foundName) with SHA-256 \(foundSHA); use the backbone file the model was trained with (or retrain the model)"
         }
     }
 }
