@@ -17,6 +17,6 @@ struct Coach: ParsableCommand {
           coach inspect models/efficientnet-lite0.h5
         """,
         version: version,
-        subcommands: []
+        subcommands: [InspectCommand.self, ImportBackboneCommand.self]
     )
 }
