@@ -17,6 +17,7 @@ struct Coach: ParsableCommand {
           coach inspect models/efficientnet-lite0.h5
         """,
         version: version,
-        subcommands: [TrainCommand.self, EvaluateCommand.self, PredictCommand.self]
+        subcommands: [TrainCommand.self, EvaluateCommand.self, PredictCommand.self, InspectCommand.self,
+                      ImportBackboneCommand.self]
     )
 }
