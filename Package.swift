@@ -61,7 +61,7 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: numericSettings),
 
-        .target(name: "TestSupport", dependencies: ["CoachNN"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CoachNN", "CoachModels"], path: "Tests/TestSupport"),
         .testTarget(name: "CoachTensorTests", dependencies: ["CoachTensor", "TestSupport", "CBLAS"]),
         .testTarget(name: "CoachNNTests", dependencies: ["CoachNN", "TestSupport"]),
         .testTarget(name: "CoachDataTests", dependencies: ["CoachData", "TestSupport"]),
