@@ -29,7 +29,8 @@ struct ImportBackboneCommand: ParsableCommand {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
-                throw ValidationError("cannot create the output folder '\(folder.path)': \(error.localizedDescription)")
+                throw ModelFileError.writeFailed(
+                    path: outputURL.path, reason: "cannot create the folder '\(folder.path)': \(error.localizedDescription)")
             }
         }
         try imported.model.write(to: outputURL)

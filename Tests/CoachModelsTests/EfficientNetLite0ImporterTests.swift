@@ -148,6 +148,8 @@ final class EfficientNetLite0ImporterTests: XCTestCase {
         entries[counter] = .init(name: "_bn0.num_batches_tracked", storageType: "FloatStorage", shape: [], values: .float32([0]))
         let half = entries.firstIndex { $0.name == "_bn0.bias" }!
         entries[half] = .init(name: "_bn0.bias", storageType: "HalfStorage", shape: [32], values: .unsupported(storageType: "HalfStorage"))
+        let short = entries.firstIndex { $0.name == "_bn1.bias" }!
+        entries[short] = .init(name: "_bn1.bias", storageType: "FloatStorage", shape: [1280], values: .float32([1, 2, 3]))
 
         XCTAssertThrowsError(try EfficientNetLite0Importer.convert(
             TorchLegacyCheckpoint(entries: entries), path: "odd.pth", sourceFileName: "odd.pth", sourceSHA256: "")) { error in
@@ -155,11 +157,12 @@ final class EfficientNetLite0ImporterTests: XCTestCase {
                 return XCTFail("\(error)")
             }
             XCTAssertEqual(path, "odd.pth")
-            XCTAssertEqual(problems.count, 5, problems.joined(separator: "\n"))
+            XCTAssertEqual(problems.count, 6, problems.joined(separator: "\n"))
             let message = error.localizedDescription
             for fragment in ["missing tensor '_blocks.4._bn1.running_var' [240]", "unexpected tensor '_blocks.16._depthwise_conv.weight'",
                              "'_fc.bias' has shape [10], expected [1000]", "'_bn0.num_batches_tracked' should be an integer scalar",
-                             "'_bn0.bias' is stored as HalfStorage", "5 problems"] {
+                             "'_bn0.bias' is stored as HalfStorage",
+                             "'_bn1.bias' has 3 values for shape [1280]", "6 problems"] {
                 XCTAssertTrue(message.contains(fragment), "'\(fragment)' not in \(message)")
             }
         }

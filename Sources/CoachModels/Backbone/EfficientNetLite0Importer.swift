@@ -139,6 +139,11 @@ public enum EfficientNetLite0Importer {
                 problems.append("'\(entry.name)' has shape \(entry.shape), expected \(rule.sourceShape)")
                 continue
             }
+            if case .float32(let values) = entry.values,
+               values.count != TorchLegacyCheckpoint.elementCount(of: entry.shape) {
+                problems.append("'\(entry.name)' has \(values.count) values for shape \(entry.shape)")
+                continue
+            }
             guard let tensor = entry.floatTensor else {
                 problems.append("'\(entry.name)' is stored as \(entry.storageType), expected FloatStorage")
                 continue

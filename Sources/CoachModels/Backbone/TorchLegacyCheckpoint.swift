@@ -38,9 +38,10 @@ public struct TorchLegacyCheckpoint: Sendable {
             self.values = values
         }
 
-        /// The values as a `Tensor` when they are float32.
+        /// The values as a `Tensor` when they are float32 (and as many as the shape needs).
         public var floatTensor: Tensor? {
-            guard case .float32(let scalars) = values else { return nil }
+            guard case .float32(let scalars) = values, scalars.count == TorchLegacyCheckpoint.elementCount(of: shape)
+            else { return nil }
             return Tensor(shape: shape, scalars: scalars)
         }
     }
@@ -55,6 +56,18 @@ public struct TorchLegacyCheckpoint: Sendable {
 
     /// The entry called `name`, if any.
     public subscript(name: String) -> Entry? { entries.first { $0.name == name } }
+
+    /// The number of elements of `shape`, or `nil` for a negative extent or an overflowing product.
+    static func elementCount(of shape: [Int]) -> Int? {
+        var count = 1
+        for extent in shape {
+            guard extent >= 0 else { return nil }
+            let product = count.multipliedReportingOverflow(by: extent)
+            guard !product.overflow else { return nil }
+            count = product.partialValue
+        }
+        return count
+    }
 
     /// PyTorch's magic number 0x1950a86a20f9469cfc6c, as the pickle's little-endian bytes.
     static let magicNumber: [UInt8] = [0x6C, 0xFC, 0x9C, 0x46, 0xF9, 0x20, 0x6A, 0xA8, 0x50, 0x19]
