@@ -24,7 +24,7 @@ struct HandShape {
         var flexion = [SIMD3<Float>](repeating: open, count: 4)
         var extra: [Float] = [0, 0, 0, 0]
         var spread = generator.nextUniform(0.9, 1.4)
-        var thumb = (angle: generator.nextUniform(40, 60), opposition: generator.nextUniform(5, 20),
+        var thumb = (angle: generator.nextUniform(50, 75), opposition: generator.nextUniform(0, 15),
                      flexion: SIMD2<Float>(generator.nextUniform(0, 12), generator.nextUniform(0, 12)))
         func curl(_ fingers: [Int]) { for f in fingers { flexion[f] = curled } }
         switch handClass {
