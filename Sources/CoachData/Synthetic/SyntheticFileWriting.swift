@@ -1,7 +1,7 @@
 import Foundation
 
-/// Small helpers the synthetic dataset writers share: folder creation and atomic writes
-/// that turn Foundation's errors into `SyntheticDataError`s naming the path.
+/// Small helpers the synthetic dataset writers share: folder creation and file writes
+/// that turn system errors into `SyntheticDataError`s naming the path.
 enum SyntheticFileWriting {
     /// Creates `directory` (and its parents) unless it exists.
     static func createDirectory(_ directory: URL) throws {
@@ -13,11 +13,22 @@ enum SyntheticFileWriting {
     }
 
     /// Writes `bytes` to `url`, replacing any previous file.
+    ///
+    /// Uses C stdio: on Linux, Foundation's `Data.write(to:)` costs about 3 ms per file,
+    /// thirty times more than `fwrite`, which dominates writing a few hundred clips.
     static func write(_ bytes: [UInt8], to url: URL) throws {
-        do {
-            try Data(bytes).write(to: url, options: .atomic)
-        } catch {
-            throw SyntheticDataError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        let path = url.path
+        guard let file = fopen(path, "wb") else {
+            throw SyntheticDataError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        }
+        let written = bytes.withUnsafeBytes { buffer in
+            buffer.isEmpty ? 0 : fwrite(buffer.baseAddress, 1, buffer.count, file)
+        }
+        let writeError = written != bytes.count ? errno : 0
+        let closeFailed = fclose(file) != 0
+        if written != bytes.count || closeFailed {
+            let reason = String(cString: strerror(writeError != 0 ? writeError : errno))
+            throw SyntheticDataError.cannotWrite(path: path, reason: reason)
         }
     }
 }
