@@ -1,8 +1,15 @@
 import ArgumentParser
+import CoachTensor
 
 /// The `coach` command: train, evaluate and run the vision models behind coaching apps.
 @main
 struct Coach: ParsableCommand {
+    /// Entry point: picks the fastest BLAS kernels for this CPU, then parses the command line.
+    static func main() {
+        BLASConfiguration.relaunchIfFasterKernelsAvailable()
+        Self.main(nil)
+    }
+
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
