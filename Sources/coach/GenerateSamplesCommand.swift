@@ -15,6 +15,8 @@ struct GenerateSamplesCommand: ParsableCommand {
                        CSV/JSON clips plus Create ML annotation CSVs (train/ and test/)
           hand-poses   21-joint hands (open, fist, one, peace, background) with chirality,
                        as single-pose CSV tables (train.csv, test.csv)
+          sports-gear  rendered photos of a ball, cone, bean bag or disc on varied grounds,
+                       as labeled image folders (train/<label>/, test/<label>/ JPEGs)
 
         Examples:
           coach generate-samples --output datasets/generated
@@ -25,6 +27,7 @@ struct GenerateSamplesCommand: ParsableCommand {
     enum Sample: String, CaseIterable, ExpressibleByArgument {
         case throws_ = "throws"
         case handPoses = "hand-poses"
+        case sportsGear = "sports-gear"
     }
 
     @Option(help: "The folder to write the datasets into (one subfolder each).")
@@ -51,6 +54,12 @@ struct GenerateSamplesCommand: ParsableCommand {
                         into: root.appendingPathComponent("hand-poses"), trainingSamplesPerClass: 200,
                         testSamplesPerClass: 50, seed: seed &+ 1)
                     Console.print("hand-poses: \(train.file.path), \(test.file.path)")
+                case .sportsGear:
+                    let summary = try SportsGearImageGenerator().generate(
+                        into: root.appendingPathComponent("sports-gear"), trainingPerClass: 40, testPerClass: 15, seed: seed &+ 2)
+                    let total = summary.counts.values.flatMap(\.values).reduce(0, +)
+                    Console.print("sports-gear: \(total) images in \(summary.root.path)/train and /test "
+                                  + "(\(SportsGear.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
             }
         }
