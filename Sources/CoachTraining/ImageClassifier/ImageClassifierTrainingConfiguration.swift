@@ -36,8 +36,9 @@ public struct ImageClassifierTrainingConfiguration: Codable, Equatable, Sendable
     public var validationFraction: Double = 0.1
     /// Stop after this many iterations without a better validation loss (the best weights are kept).
     public var earlyStoppingPatience: Int = 5
-    /// Images per backbone call during feature extraction.
-    public var extractionBatchSize: Int = 16
+    /// Images per backbone call during feature extraction (1 keeps features independent of
+    /// batch composition, so cached and recomputed features give the same model bytes).
+    public var extractionBatchSize: Int = 1
 
     /// The defaults.
     public init() {}

@@ -101,9 +101,9 @@ struct ImageFeatureExtraction {
         var done = 0, position = 0
         if totalMissing > 0 { meter.update(0, observer: observer) }
         while position < missingOrder.count {
-            // Take whole images until the chunk holds a batch of views.
+            // Take whole images until the chunk holds enough views to decode in parallel.
             var chunk: [Int] = [], chunkViews = 0
-            while position < missingOrder.count && (chunkViews < extractor.batchSize || chunk.isEmpty) {
+            while position < missingOrder.count && (chunkViews < max(16, extractor.batchSize) || chunk.isEmpty) {
                 let image = missingOrder[position]
                 chunk.append(image)
                 chunkViews += missingByImage[image]!.count
