@@ -26,9 +26,8 @@ public struct ClassificationPrediction: Equatable, Sendable, Codable {
 /// import CoachRuntime
 ///
 /// let classifier = try ImageClassifier(contentsOf: URL(fileURLWithPath: "models/gear.h5"))
-/// for prediction in try classifier.predictions(for: URL(fileURLWithPath: "photo.jpg")).prefix(3) {
-///     print(prediction.label, prediction.confidence)   // e.g. "cone 0.97"
-/// }
+/// let predictions = try classifier.predictions(for: URL(fileURLWithPath: "photo.jpg"))
+/// let best = predictions[0]   // e.g. label "cone", confidence 0.97; all classes follow, sorted
 /// ```
 public final class ImageClassifier {
     /// The trained model (labels, head, input encoding, backbone reference).

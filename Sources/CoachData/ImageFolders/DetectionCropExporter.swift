@@ -42,7 +42,7 @@ public struct DetectionCropExporter {
         var annotations: [Annotation]
     }
 
-    /// Reads `annotations` (images relative to its folder) and writes PNG crops to
+    /// Reads `annotations` (images relative to its folder) and writes JPEG crops (quality 95) to
     /// `output/train/<label>/…` and `output/test/<label>/…`.
     public func export(annotations: URL, to output: URL) throws -> Summary {
         let data: Data
@@ -74,14 +74,14 @@ public struct DetectionCropExporter {
                 if let limit = maximumCropsPerLabelPerPhoto, taken >= limit { continue }
                 guard let crop = try Self.crop(image, box: boxes[index]) else { continue }
                 perLabel[annotation.label] = taken + 1
-                try write(crop, to: output, split: split, label: annotation.label, name: "\(stem)_\(index).png", counts: &counts)
+                try write(crop, to: output, split: split, label: annotation.label, name: "\(stem)_\(index).jpg", counts: &counts)
             }
             let sides = boxes.map { min($0.width, $0.height) }.filter { $0 > 8 }
             for index in 0..<backgroundCropsPerPhoto {
                 if let box = Self.backgroundBox(avoiding: boxes, typicalSides: sides, width: image.width, height: image.height,
                                                 generator: &photoGenerator),
                    let crop = try Self.crop(image, box: box) {
-                    try write(crop, to: output, split: split, label: backgroundLabel, name: "\(stem)_bg\(index).png", counts: &counts)
+                    try write(crop, to: output, split: split, label: backgroundLabel, name: "\(stem)_bg\(index).jpg", counts: &counts)
                 }
             }
         }
@@ -95,7 +95,7 @@ public struct DetectionCropExporter {
         do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
             throw ImageError.encodingFailed(path: directory.path, reason: error.localizedDescription)
         }
-        try image.writePNG(to: directory.appendingPathComponent(name))
+        try image.writeJPEG(to: directory.appendingPathComponent(name), quality: 95)
         counts[split, default: [:]][label, default: 0] += 1
     }
 
