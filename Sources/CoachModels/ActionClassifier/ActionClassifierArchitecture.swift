@@ -1,0 +1,50 @@
+/// The shape of an action classifier's network, stored in its model file.
+public struct ActionClassifierArchitecture: Codable, Equatable, Hashable, Sendable {
+    /// The network family.
+    public enum Kind: String, Codable, Hashable, Sendable, CaseIterable {
+        /// A spatial-temporal graph convolutional network (ST-GCN): graph convolutions over the
+        /// joints (built-in skeleton or learned graph) alternate with convolutions over time.
+        case graphConvolution = "graph-convolution"
+        /// A temporal convolutional network over all joints' channels flattened per frame.
+        case temporalConvolution = "temporal-convolution"
+    }
+
+    /// The network family.
+    public var kind: Kind
+    /// Output channels of each block.
+    public var channels: [Int]
+    /// Temporal stride of each block (2 halves the frames).
+    public var strides: [Int]
+    /// Frames each temporal convolution spans.
+    public var temporalKernelSize: Int
+    /// Dropout rate after each block's temporal convolution and before the classifier.
+    public var dropout: Float
+    /// Adjacency partitions of each graph convolution (graph networks only; 0 otherwise).
+    public var partitionCount: Int
+
+    /// An architecture of `kind` with blocks of `channels` and `strides`.
+    public init(kind: Kind, channels: [Int], strides: [Int], temporalKernelSize: Int, dropout: Float,
+                partitionCount: Int = 0) {
+        precondition(channels.count == strides.count && !channels.isEmpty, "one stride per block")
+        self.kind = kind
+        self.channels = channels
+        self.strides = strides
+        self.temporalKernelSize = temporalKernelSize
+        self.dropout = dropout
+        self.partitionCount = partitionCount
+    }
+
+    /// Coach's default graph network for `graph`: four blocks of 32, 32, 64 and 64 channels, the
+    /// third halving time, temporal kernel 9 (ST-GCN's), dropout 0.2.
+    public static func graphConvolution(for graph: SkeletonGraph) -> ActionClassifierArchitecture {
+        ActionClassifierArchitecture(kind: .graphConvolution, channels: [32, 32, 64, 64], strides: [1, 1, 2, 1],
+                                     temporalKernelSize: 9, dropout: 0.2, partitionCount: graph.partitionCount)
+    }
+
+    /// Coach's default temporal network: three residual blocks of 64, 64 and 128 channels, the
+    /// second and third halving time, kernel 5, dropout 0.2.
+    public static func temporalConvolution() -> ActionClassifierArchitecture {
+        ActionClassifierArchitecture(kind: .temporalConvolution, channels: [64, 64, 128], strides: [1, 2, 2],
+                                     temporalKernelSize: 5, dropout: 0.2)
+    }
+}
