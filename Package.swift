@@ -46,7 +46,6 @@ let package = Package(
                 swiftSettings: numericSettings),
         .target(name: "CoachModels",
                 dependencies: ["CoachNN", "CoachData", "CHDF5", "COpenSSL"],
-                resources: [.copy("Resources")],
                 swiftSettings: numericSettings),
         .target(name: "CoachTraining", dependencies: ["CoachModels"],
                 swiftSettings: numericSettings),
@@ -62,14 +61,14 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: numericSettings),
 
-        .target(name: "TestSupport", dependencies: ["CoachNN"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CoachNN", "CoachModels"], path: "Tests/TestSupport"),
         .testTarget(name: "CoachTensorTests", dependencies: ["CoachTensor", "TestSupport", "CBLAS"]),
         .testTarget(name: "CoachNNTests", dependencies: ["CoachNN", "TestSupport"]),
         .testTarget(name: "CoachDataTests", dependencies: ["CoachData", "TestSupport"]),
         .testTarget(name: "CoachModelsTests", dependencies: ["CoachModels", "TestSupport"]),
         .testTarget(name: "CoachTrainingTests", dependencies: ["CoachTraining", "TestSupport"]),
         .testTarget(name: "CoachRuntimeTests", dependencies: ["CoachRuntime", "TestSupport"]),
-        .testTarget(name: "coachTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "coachTests", dependencies: ["TestSupport", "CoachModels"]),
     ],
     swiftLanguageModes: [.v5]
 )

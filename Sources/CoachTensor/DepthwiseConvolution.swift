@@ -37,15 +37,66 @@ extension Tensor {
             let y0 = oy * g.strideHeight - g.padTop
             let kyStart = Swift.max(0, -y0), kyEnd = Swift.min(KH, H - y0)
             let dstRow = out + (n * g.outputHeight + oy) * g.outputWidth * C
-            for ox in 0..<g.outputWidth {
-                let x0 = ox * g.strideWidth - g.padLeft
+            // Output columns whose every tap is inside the image run four at a time
+            // (each weight vector loaded once for four pixels); borders run one by one.
+            let s = g.strideWidth
+            let interiorStart = Swift.min(g.outputWidth, (g.padLeft + s - 1) / s)
+            let interiorEnd = Swift.max(interiorStart, Swift.min(g.outputWidth, (W + g.padLeft - KW) / s + 1))
+            var ox = 0
+            while ox < g.outputWidth {
+                if C % 8 == 0 && ox >= interiorStart && ox + 4 <= interiorEnd {
+                    depthwiseQuad(image: image, filter: filter, bias: bias, dst: dstRow + ox * C, channels: C,
+                                  rowStride: W * C, y0: y0, x0: ox * s - g.padLeft, stride: s,
+                                  ky: kyStart..<kyEnd, kernelWidth: KW, lower: lower, upper: upper)
+                    ox += 4
+                    continue
+                }
+                let x0 = ox * s - g.padLeft
                 let kxStart = Swift.max(0, -x0), kxEnd = Swift.min(KW, W - x0)
-                // Taps inside the image, as (input offset, filter offset) pairs: computed
-                // once per pixel, then every channel block walks the same list.
                 depthwisePixel(image: image, filter: filter, bias: bias, dst: dstRow + ox * C, channels: C,
                                rowStride: W * C, y0: y0, x0: x0, ky: kyStart..<kyEnd, kx: kxStart..<kxEnd,
                                kernelWidth: KW, lower: lower, upper: upper)
+                ox += 1
             }
+        }
+    }
+
+    /// Four horizontally adjacent output pixels whose taps are all inside the image
+    /// (columns x0, x0+s, x0+2s, x0+3s), eight channels at a time; C must be a multiple of 8.
+    @inline(__always)
+    static func depthwiseQuad(image: UnsafePointer<Float>, filter: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                              dst: UnsafeMutablePointer<Float>, channels C: Int, rowStride: Int, y0: Int, x0: Int,
+                              stride s: Int, ky: Range<Int>, kernelWidth KW: Int, lower: Float, upper: Float) {
+        let lo = SIMD8<Float>(repeating: lower), hi = SIMD8<Float>(repeating: upper)
+        let step = s * C
+        var c = 0
+        while c < C {
+            let b = UnsafeRawPointer(bias + c).loadUnaligned(as: SIMD8<Float>.self)
+            var a0 = b, a1 = b, a2 = b, a3 = b
+            var y = ky.lowerBound
+            while y < ky.upperBound {
+                var src = image + (y0 + y) * rowStride + x0 * C + c
+                var w = filter + (y * KW) * C + c
+                for _ in 0..<KW {
+                    let wv = UnsafeRawPointer(w).loadUnaligned(as: SIMD8<Float>.self)
+                    a0 += UnsafeRawPointer(src).loadUnaligned(as: SIMD8<Float>.self) * wv
+                    a1 += UnsafeRawPointer(src + step).loadUnaligned(as: SIMD8<Float>.self) * wv
+                    a2 += UnsafeRawPointer(src + 2 * step).loadUnaligned(as: SIMD8<Float>.self) * wv
+                    a3 += UnsafeRawPointer(src + 3 * step).loadUnaligned(as: SIMD8<Float>.self) * wv
+                    src += C
+                    w += C
+                }
+                y &+= 1
+            }
+            a0.replace(with: lo, where: a0 .< lo); a0.replace(with: hi, where: a0 .> hi)
+            a1.replace(with: lo, where: a1 .< lo); a1.replace(with: hi, where: a1 .> hi)
+            a2.replace(with: lo, where: a2 .< lo); a2.replace(with: hi, where: a2 .> hi)
+            a3.replace(with: lo, where: a3 .< lo); a3.replace(with: hi, where: a3 .> hi)
+            UnsafeMutableRawPointer(dst + c).storeBytes(of: a0, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(dst + C + c).storeBytes(of: a1, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(dst + 2 * C + c).storeBytes(of: a2, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(dst + 3 * C + c).storeBytes(of: a3, as: SIMD8<Float>.self)
+            c &+= 8
         }
     }
 

@@ -9,17 +9,47 @@ struct Bench: ParsableCommand {
         commandName: "coach-bench",
         abstract: "Benchmarks for Coach's kernels and models (run by `make bench`).")
 
-    @Option(help: "Which groups to run (comma-separated): tensor.")
-    var only: String = "tensor"
+    static func main() {
+        BLASConfiguration.relaunchIfFasterKernelsAvailable()
+        Self.main(nil)
+    }
+
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone.")
+    var only: String = "tensor,backbone"
+
+    @Option(help: "The imported backbone model file.")
+    var backbone: String = "models/efficientnet-lite0.h5"
+
+    @Option(help: "The .pth checkpoint the peer (onnxruntime) builds its network from.")
+    var pth: String = ".cache/efficientnet-lite0-57934424.pth"
+
+    @Option(help: "The Python with onnx and onnxruntime installed, for the peer.")
+    var peerPython: String = ".cache/venv/bin/python"
+
+    @Option(help: "The shared folder (datasets, references, peer scripts).")
+    var shared: String = ProcessInfo.processInfo.environment["COACH_SHARED"] ?? "../shared"
+
+    @Option(help: "Seconds per measurement.")
+    var seconds: Double = 5
 
     @Option(help: "Thread counts to measure (comma-separated).")
     var threads: String = "1,2"
 
     func run() throws {
+        print("OpenBLAS kernels: \(BLASConfiguration.coreName)")
+        if let forced = ProcessInfo.processInfo.environment["OPENBLAS_CORETYPE"], BLASConfiguration.cpuHasAVX512,
+           forced.lowercased() != "skylakex" {
+            print("note: the environment sets OPENBLAS_CORETYPE=\(forced); this CPU has AVX-512, and"
+                  + " OPENBLAS_CORETYPE=SkylakeX selects kernels about twice as fast for GEMM")
+        }
         let groups = Set(only.split(separator: ",").map(String.init))
         let threadCounts = threads.split(separator: ",").compactMap { Int($0) }
         if groups.contains("tensor") {
             for t in threadCounts { TensorBenchmarks.run(threads: t) }
+        }
+        if groups.contains("backbone") {
+            try BackboneBenchmarks.run(backbonePath: backbone, pthPath: pth, peerPython: peerPython, sharedPath: shared,
+                                       threadCounts: threadCounts, batches: [1, 16], seconds: seconds)
         }
     }
 }

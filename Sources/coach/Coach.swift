@@ -1,8 +1,15 @@
 import ArgumentParser
+import CoachTensor
 
 /// The `coach` command: train, evaluate and run the vision models behind coaching apps.
 @main
 struct Coach: ParsableCommand {
+    /// Entry point: picks the fastest BLAS kernels for this CPU, then parses the command line.
+    static func main() {
+        BLASConfiguration.relaunchIfFasterKernelsAvailable()
+        Self.main(nil)
+    }
+
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
@@ -17,6 +24,7 @@ struct Coach: ParsableCommand {
           coach inspect models/efficientnet-lite0.h5
         """,
         version: version,
-        subcommands: [TrainCommand.self, EvaluateCommand.self, PredictCommand.self]
+        subcommands: [TrainCommand.self, EvaluateCommand.self, PredictCommand.self, InspectCommand.self,
+                      ImportBackboneCommand.self]
     )
 }

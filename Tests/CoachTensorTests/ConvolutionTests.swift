@@ -36,12 +36,14 @@ final class ConvolutionTests: XCTestCase {
     }
 
     func testDepthwiseMatchesNaiveIncludingSIMDTail() {
-        // 19 channels exercise two SIMD8 blocks plus a scalar tail.
-        for (k, stride) in [(3, 1), (3, 2), (5, 1), (5, 2)] {
+        // 19 channels exercise the SIMD16/SIMD4/scalar per-pixel path; 24 channels on a
+        // 13-wide image also the four-pixel interior path (multiples of 8 channels).
+        for (k, stride, channels, width) in [(3, 1, 19, 8), (3, 2, 19, 8), (5, 1, 19, 8), (5, 2, 19, 8),
+                                             (3, 1, 24, 13), (3, 2, 24, 13), (5, 1, 24, 13), (5, 2, 24, 13)] {
             for padding in paddings {
-                let x = Tensor.randomNormal([2, 9, 8, 19], using: &generator)
-                let f = Tensor.randomNormal([k, k, 19], using: &generator)
-                let b = Tensor.randomNormal([19], using: &generator)
+                let x = Tensor.randomNormal([2, 9, width, channels], using: &generator)
+                let f = Tensor.randomNormal([k, k, channels], using: &generator)
+                let b = Tensor.randomNormal([channels], using: &generator)
                 let fast = Tensor.depthwiseConv2D(x, filter: f, bias: b, stride: (stride, stride), padding: padding,
                                                   activation: .relu6)
                 let slow = (Naive.depthwise(x, f, stride: (stride, stride), padding: padding) + b).relu6()

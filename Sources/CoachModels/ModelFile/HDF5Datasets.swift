@@ -121,6 +121,21 @@ enum HDF5Datasets {
         default:
             throw HDF5DatasetProblem(name: name, reason: "has an empty (null) dataspace, expected a shape")
         }
+        // A damaged header could claim any shape: insist that it matches the bytes stored,
+        // before anything is allocated for it.
+        var count = 1
+        for extent in shape {
+            let product = count.multipliedReportingOverflow(by: extent)
+            guard !product.overflow else {
+                throw HDF5DatasetProblem(name: name, reason: "has an implausible shape \(shape)")
+            }
+            count = product.partialValue
+        }
+        let stored = H5Dget_storage_size(object)
+        guard count == 0 || hsize_t(count) * 4 == stored else {
+            throw HDF5DatasetProblem(name: name, reason: "has shape \(shape) but stores \(stored) bytes, "
+                                         + "not the \(count * 4) that shape needs")
+        }
         return try body(object, shape)
     }
 }

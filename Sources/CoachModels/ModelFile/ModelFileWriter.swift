@@ -20,10 +20,11 @@ enum ModelFileWriter {
         let path = url.path
         let directory = url.deletingLastPathComponent()
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory),
-              isDirectory.boolValue
-        else {
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
             throw ModelFileError.writeFailed(path: path, reason: "the folder '\(directory.path)' does not exist")
+        }
+        guard isDirectory.boolValue else {
+            throw ModelFileError.writeFailed(path: path, reason: "'\(directory.path)' is a file, not a folder")
         }
         let image: [UInt8]
         do {
