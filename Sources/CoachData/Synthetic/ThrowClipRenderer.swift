@@ -58,7 +58,8 @@ struct ThrowClipRenderer {
         var frames: [SyntheticPoseFrame] = []
         frames.reserveCapacity(frameCount)
         for k in 0..<frameCount {
-            let dropFrame = detector.nextBool(probability: configuration.frameDropProbability)
+            // The first and last frames are always kept so the clip spans its annotated segments.
+            let dropFrame = detector.nextBool(probability: configuration.frameDropProbability) && k > 0 && k < frameCount - 1
             let depth = world[k].map { projection.cameraSpace($0).z }
             let hidden = Self.hiddenness(depth: depth, height: height)
             var keypoints: [SyntheticKeypoint?] = []
@@ -82,11 +83,14 @@ struct ThrowClipRenderer {
             }
         }
 
-        // 4. Labels.
+        // 4. Labels, ending where the frames end (the last frame lasts one frame interval), so
+        // no segment reaches past its clip.
         var actions: [SyntheticActionSpan] = []
         var start = 0.0
+        let clipEnd = Double(frameCount) / frameRate
         for step in plan.steps {
-            actions.append(SyntheticActionSpan(action: step.action, start: start, end: start + step.duration))
+            actions.append(SyntheticActionSpan(action: step.action, start: min(start, clipEnd),
+                                               end: min(start + step.duration, clipEnd)))
             start += step.duration
         }
         let background = configuration.backgroundLabel
