@@ -21,10 +21,13 @@ public struct ActionClassifierArchitecture: Codable, Equatable, Hashable, Sendab
     public var dropout: Float
     /// Adjacency partitions of each graph convolution (graph networks only; 0 otherwise).
     public var partitionCount: Int
+    /// Whether each temporal convolution is depthwise-separable (a per-channel convolution over
+    /// time, then a 1×1 convolution mixing channels) instead of a full convolution.
+    public var separableTemporalConvolution: Bool
 
     /// An architecture of `kind` with blocks of `channels` and `strides`.
     public init(kind: Kind, channels: [Int], strides: [Int], temporalKernelSize: Int, dropout: Float,
-                partitionCount: Int = 0) {
+                partitionCount: Int = 0, separableTemporalConvolution: Bool = false) {
         precondition(channels.count == strides.count && !channels.isEmpty, "one stride per block")
         self.kind = kind
         self.channels = channels
@@ -32,6 +35,7 @@ public struct ActionClassifierArchitecture: Codable, Equatable, Hashable, Sendab
         self.temporalKernelSize = temporalKernelSize
         self.dropout = dropout
         self.partitionCount = partitionCount
+        self.separableTemporalConvolution = separableTemporalConvolution
     }
 
     /// Coach's default graph network for `graph`: four blocks of 32, 32, 64 and 64 channels, the

@@ -14,12 +14,9 @@ public final class ActionClassifierNetwork: Module {
     public let inputChannels: Int
     /// The number of classes.
     public let classCount: Int
-    /// Batch norm over the J·K input channels.
-    public let inputNorm: BatchNorm
-    /// The convolution blocks.
-    public let blocks: [Module]
-    /// The final linear layer.
-    public let classifier: Linear
+    let inputNorm: FusedBatchNorm
+    let blocks: [Module]
+    let classifier: Linear
     private let dropout: Dropout
 
     /// A freshly initialised network; `graph` gives the graph blocks' initial adjacency.
@@ -29,7 +26,7 @@ public final class ActionClassifierNetwork: Module {
         self.jointCount = graph.jointCount
         self.inputChannels = inputChannels
         self.classCount = classCount
-        inputNorm = BatchNorm(featureCount: graph.jointCount * inputChannels)
+        inputNorm = FusedBatchNorm(featureCount: graph.jointCount * inputChannels)
         var blocks: [Module] = []
         switch architecture.kind {
         case .graphConvolution:
@@ -38,6 +35,7 @@ public final class ActionClassifierNetwork: Module {
             for (width, stride) in zip(architecture.channels, architecture.strides) {
                 blocks.append(GraphConvolutionBlock(adjacency: partitions, inputChannels: channels, outputChannels: width,
                                                     stride: stride, temporalKernelSize: architecture.temporalKernelSize,
+                                                    separable: architecture.separableTemporalConvolution,
                                                     dropout: architecture.dropout, generator: &generator))
                 channels = width
             }
@@ -88,28 +86,40 @@ final class GraphConvolutionBlock: Module {
     /// The learned adjacency [P, J, J], initialised from the skeleton's normalised partitions.
     let adjacency: Parameter
     let spatial: Linear
-    let spatialNorm: BatchNorm
-    let temporal: Conv2D
-    let temporalNorm: BatchNorm
-    let residual: Conv2D?
-    let residualNorm: BatchNorm?
+    let spatialNorm: FusedBatchNorm
+    let temporal: TemporalConvolution?
+    let temporalDepthwise: DepthwiseTemporalConvolution?
+    let temporalPointwise: Linear?
+    let temporalNorm: FusedBatchNorm
+    let residual: TemporalConvolution?
+    let residualNorm: FusedBatchNorm?
     let dropout: Dropout
     let stride: Int
 
     init(adjacency partitions: Tensor, inputChannels: Int, outputChannels: Int, stride: Int, temporalKernelSize: Int,
-         dropout rate: Float, generator: inout SeededGenerator) {
+         separable: Bool, dropout rate: Float, generator: inout SeededGenerator) {
         adjacency = Parameter(partitions)
         let p = partitions.shape[0]
         spatial = Linear(inputSize: p * inputChannels, outputSize: outputChannels, initializer: .heNormal,
                          generator: &generator)
-        spatialNorm = BatchNorm(featureCount: outputChannels)
-        temporal = Conv2D(kernelSize: (temporalKernelSize, 1), inputChannels: outputChannels, outputChannels: outputChannels,
-                          stride: (stride, 1), padding: .same, useBias: false, generator: &generator)
-        temporalNorm = BatchNorm(featureCount: outputChannels)
+        spatialNorm = FusedBatchNorm(featureCount: outputChannels, relu: true)
+        if separable {
+            temporal = nil
+            temporalDepthwise = DepthwiseTemporalConvolution(kernelSize: temporalKernelSize, channels: outputChannels,
+                                                             stride: stride, generator: &generator)
+            temporalPointwise = Linear(inputSize: outputChannels, outputSize: outputChannels, useBias: false,
+                                       initializer: .heNormal, generator: &generator)
+        } else {
+            temporal = TemporalConvolution(kernelSize: temporalKernelSize, inputChannels: outputChannels,
+                                           outputChannels: outputChannels, stride: stride, generator: &generator)
+            temporalDepthwise = nil
+            temporalPointwise = nil
+        }
+        temporalNorm = FusedBatchNorm(featureCount: outputChannels)
         if inputChannels != outputChannels || stride != 1 {
-            residual = Conv2D(kernelSize: (1, 1), inputChannels: inputChannels, outputChannels: outputChannels,
-                              stride: (stride, 1), padding: .same, useBias: false, generator: &generator)
-            residualNorm = BatchNorm(featureCount: outputChannels)
+            residual = TemporalConvolution(kernelSize: 1, inputChannels: inputChannels, outputChannels: outputChannels,
+                                           stride: stride, generator: &generator)
+            residualNorm = FusedBatchNorm(featureCount: outputChannels)
         } else {
             residual = nil
             residualNorm = nil
@@ -121,8 +131,12 @@ final class GraphConvolutionBlock: Module {
     var localParameters: [(String, Parameter)] { [("adjacency", adjacency)] }
 
     var children: [(String, Module)] {
-        var list: [(String, Module)] = [("spatial", spatial), ("spatialNorm", spatialNorm), ("temporal", temporal),
-                                        ("temporalNorm", temporalNorm)]
+        var list: [(String, Module)] = [("spatial", spatial), ("spatialNorm", spatialNorm)]
+        if let temporal { list.append(("temporal", temporal)) }
+        if let temporalDepthwise, let temporalPointwise {
+            list += [("temporalDepthwise", temporalDepthwise), ("temporalPointwise", temporalPointwise)]
+        }
+        list.append(("temporalNorm", temporalNorm))
         if let residual, let residualNorm { list += [("residual", residual), ("residualNorm", residualNorm)] }
         return list
     }
@@ -137,8 +151,13 @@ final class GraphConvolutionBlock: Module {
         let columns = x.reshaped(to: [n * t, j, c]).permuted([1, 0, 2]).reshaped(to: [j, n * t * c])
         let mixed = Variable.matmul(rows, columns).reshaped(to: [j, p, n * t, c]).permuted([2, 0, 1, 3])
             .reshaped(to: [n, t, j, p * c])
-        var h = spatialNorm(spatial(mixed)).relu()
-        h = dropout(temporalNorm(temporal(h)))
+        var h = spatialNorm(spatial(mixed))
+        if let temporal {
+            h = temporal(h)
+        } else if let temporalDepthwise, let temporalPointwise {
+            h = temporalPointwise(temporalDepthwise(h))
+        }
+        h = dropout(temporalNorm(h))
         let shortcut: Variable
         if let residual, let residualNorm { shortcut = residualNorm(residual(x)) } else { shortcut = x }
         return (h + shortcut).relu()
@@ -148,26 +167,26 @@ final class GraphConvolutionBlock: Module {
 /// One residual temporal block over [N, T, C]: two convolutions over time (the first with the
 /// block's stride) with batch norm, ReLU after the first, dropout, a residual connection and ReLU.
 final class TemporalConvolutionBlock: Module {
-    let first: Conv1D
-    let firstNorm: BatchNorm
-    let second: Conv1D
-    let secondNorm: BatchNorm
-    let residual: Conv1D?
-    let residualNorm: BatchNorm?
+    let first: TemporalConvolution
+    let firstNorm: FusedBatchNorm
+    let second: TemporalConvolution
+    let secondNorm: FusedBatchNorm
+    let residual: TemporalConvolution?
+    let residualNorm: FusedBatchNorm?
     let dropout: Dropout
 
     init(inputChannels: Int, outputChannels: Int, stride: Int, kernelSize: Int, dropout rate: Float,
          generator: inout SeededGenerator) {
-        first = Conv1D(kernelSize: kernelSize, inputChannels: inputChannels, outputChannels: outputChannels,
-                       stride: stride, padding: .same, useBias: false, generator: &generator)
-        firstNorm = BatchNorm(featureCount: outputChannels)
-        second = Conv1D(kernelSize: kernelSize, inputChannels: outputChannels, outputChannels: outputChannels,
-                        padding: .same, useBias: false, generator: &generator)
-        secondNorm = BatchNorm(featureCount: outputChannels)
+        first = TemporalConvolution(kernelSize: kernelSize, inputChannels: inputChannels, outputChannels: outputChannels,
+                                    stride: stride, generator: &generator)
+        firstNorm = FusedBatchNorm(featureCount: outputChannels, relu: true)
+        second = TemporalConvolution(kernelSize: kernelSize, inputChannels: outputChannels, outputChannels: outputChannels,
+                                     generator: &generator)
+        secondNorm = FusedBatchNorm(featureCount: outputChannels)
         if inputChannels != outputChannels || stride != 1 {
-            residual = Conv1D(kernelSize: 1, inputChannels: inputChannels, outputChannels: outputChannels, stride: stride,
-                              padding: .same, useBias: false, generator: &generator)
-            residualNorm = BatchNorm(featureCount: outputChannels)
+            residual = TemporalConvolution(kernelSize: 1, inputChannels: inputChannels, outputChannels: outputChannels,
+                                           stride: stride, generator: &generator)
+            residualNorm = FusedBatchNorm(featureCount: outputChannels)
         } else {
             residual = nil
             residualNorm = nil
@@ -182,8 +201,16 @@ final class TemporalConvolutionBlock: Module {
         return list
     }
 
+    /// [N, T, C] → [N, T', C'].
     func callAsFunction(_ x: Variable) -> Variable {
-        var h = firstNorm(first(x)).relu()
+        let n = x.shape[0], t = x.shape[1], c = x.shape[2]
+        let y = callAsFunction(frames: x.reshaped(to: [n, t, 1, c]))
+        return y.reshaped(to: [n, y.shape[1], y.shape[3]])
+    }
+
+    /// [N, T, 1, C] → [N, T', 1, C'].
+    func callAsFunction(frames x: Variable) -> Variable {
+        var h = firstNorm(first(x))
         h = dropout(secondNorm(second(h)))
         let shortcut: Variable
         if let residual, let residualNorm { shortcut = residualNorm(residual(x)) } else { shortcut = x }

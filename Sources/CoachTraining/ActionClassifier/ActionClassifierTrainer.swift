@@ -77,6 +77,7 @@ public struct ActionClassifierTrainer {
     /// - Throws: `ActionTrainingError`, `ModelFileError` for checkpoint files.
     public func train(on dataset: PoseDataset, exampleIndices: [Int]? = nil, checkpoint: URL? = nil,
                       resume: Bool = false, shouldContinue: ((Int) -> Bool)? = nil) throws -> ActionClassifierTrainingResult {
+        AllocatorTuning.retainFreedMemory()
         let config = configuration
         let sampler = self.sampler
         let used = exampleIndices ?? Array(dataset.examples.indices)

@@ -37,6 +37,8 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
     public var temporalKernelSize: Int? = nil
     /// Dropout rate, overriding the architecture's default.
     public var dropout: Float? = nil
+    /// Whether temporal convolutions are depthwise-separable, overriding the architecture's default.
+    public var separableTemporalConvolution: Bool? = nil
     /// Whether frame-to-frame velocities are fed to the network beside positions.
     public var includesVelocity: Bool = true
     /// Frames between evaluation windows (nil: a quarter window).
@@ -82,6 +84,7 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
         }
         if let temporalKernelSize { shape.temporalKernelSize = temporalKernelSize }
         if let dropout { shape.dropout = dropout }
+        if let separableTemporalConvolution { shape.separableTemporalConvolution = separableTemporalConvolution }
         return shape
     }
 
@@ -109,6 +112,7 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
         if let strides { values["strides"] = .array(strides.map { .number(Double($0)) }) }
         if let temporalKernelSize { values["temporalKernelSize"] = .number(Double(temporalKernelSize)) }
         if let dropout { values["dropout"] = .number(Double(dropout)) }
+        if let separableTemporalConvolution { values["separableTemporalConvolution"] = .bool(separableTemporalConvolution) }
         if let evaluationStride { values["evaluationStride"] = .number(Double(evaluationStride)) }
         return values
     }
