@@ -6,3 +6,5 @@
 @_exported import struct CoachData.PoseWindow
 @_exported import enum CoachData.Chirality
 @_exported import enum CoachData.KeypointOrigin
+@_exported import struct CoachData.JointSet
+@_exported import struct CoachData.PoseSource

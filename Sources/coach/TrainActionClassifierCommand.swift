@@ -11,35 +11,43 @@ struct TrainActionClassifierCommand: ParsableCommand {
         abstract: "Train an action classifier from labeled pose sequences (body, hand or custom joints).",
         discussion: """
         The data is pose clips (FORMATS.md §3), labeled in one of three ways:
-          --data DIR                  a folder per class: DIR/<label>/<clip>.csv or .json
-          --data TABLE.csv            one table with 'sequence' and 'label' columns
-          --annotations FILE          Create ML action annotations (CSV file,label,start,end or JSON),
-                                      several labeled segments per clip allowed
+          --data DIR            a folder per class: DIR/<label>/<clip>.csv|json
+          --data TABLE.csv      one table with 'sequence' and 'label' columns
+          --annotations FILE    Create ML action annotations (CSV with
+                                file,label,start,end, or JSON); a clip may
+                                have several labeled segments
 
-        Training cuts windows of --prediction-window frames (resampled to --frame-rate) from within
-        each labeled segment; a segment shorter than the window is padded with zero poses, as
-        Apple's Action & Vision app does. Include a background class ('other', 'none',
-        'background' or 'negative') of ordinary movement so the model can say "none of these".
-        A dataset report comes first, then progress (windows/s, ETA) and one line per iteration.
+        Training cuts windows of --prediction-window frames (after resampling
+        to --frame-rate) from within each labeled segment. A segment shorter
+        than the window is padded with zero poses, as Apple's Action & Vision
+        app does. Include a background class ('other', 'none', 'background' or
+        'negative') of ordinary movement so the model can say "none of these".
+        A dataset report comes first, then progress (windows/s, ETA) and one
+        line per iteration; early stopping keeps the best validation weights.
 
-        A checkpoint is written after every iteration to OUTPUT's name with .checkpoint.h5; after
-        an interruption, run the same command with --resume to continue exactly where it stopped.
-        The same data, options and --seed give a byte-identical model file.
+        After every iteration a checkpoint is written next to the output
+        (OUTPUT.checkpoint.h5). If training is interrupted, run the same
+        command with --resume to continue exactly where it stopped. The same
+        data, options and --seed give a byte-identical model file.
 
-        Augmentations (each one a name for --augment, comma-separated, or 'all'):
+        Augmentations (names for --augment, comma-separated, or 'all'):
           flip         mirror left-right, swapping left and right joints
+                       (only when mirrored actions keep their label)
           rotate       rotate poses by up to ±15°
-          translate    shift poses, drifting across the window (a camera pan)
+          translate    shift poses, drifting across the window (camera pan)
           scale        stretch x and y by up to ±15% each
           jitter       add keypoint noise (2% of the pose's size)
-          interpolate  play motions 0.8–1.25× as fast (time warp, interpolating frames)
+          interpolate  play motions 0.8–1.25× as fast (time warp)
           drop         skip random frames (a detector missing frames)
 
         Examples:
-          coach train action-classifier --annotations throws/annotations.csv --output throws.h5
-          coach train action-classifier --data natops/train --output natops.h5 --augment rotate,jitter
-          coach train action-classifier --data fingertips.csv --prediction-window 16 --output gestures.h5
-          coach train action-classifier --annotations throws/annotations.csv --output throws.h5 --resume
+          coach train action-classifier --annotations throws/annotations.csv \\
+              --output throws.h5 --augment flip,interpolate
+          coach train action-classifier --data natops/train --output natops.h5
+          coach train action-classifier --data fingertips.csv \\
+              --prediction-window 16 --output gestures.h5
+          coach train action-classifier --annotations throws/annotations.csv \\
+              --output throws.h5 --resume
         """)
 
     @Option(help: "Labeled pose data: a folder per class, or a table CSV with 'sequence' and 'label' columns.")

@@ -90,6 +90,8 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
 
     /// The configuration as free-form JSON for a model file's `training` metadata.
     public var metadata: [String: JSONValue] {
+        /// A float as the decimal it was written as (0.003, not 0.003000000026077032).
+        func number(_ value: Float) -> JSONValue { .number(Double("\(value)") ?? Double(value)) }
         var values: [String: JSONValue] = [
             "recipe": "action-classifier",
             "windowLength": .number(Double(windowLength)),
@@ -98,9 +100,9 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
             "maximumIterations": .number(Double(maximumIterations)),
             "batchSize": .number(Double(batchSize)),
             "optimizer": "adamw",
-            "learningRate": .number(Double(learningRate)),
-            "weightDecay": .number(Double(weightDecay)),
-            "labelSmoothing": .number(Double(labelSmoothing)),
+            "learningRate": number(learningRate),
+            "weightDecay": number(weightDecay),
+            "labelSmoothing": number(labelSmoothing),
             "balancesClasses": .bool(balancesClasses),
             "validationFraction": .number(validationFraction),
             "earlyStoppingPatience": .number(Double(earlyStoppingPatience)),
@@ -111,7 +113,7 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
         if let channels { values["channels"] = .array(channels.map { .number(Double($0)) }) }
         if let strides { values["strides"] = .array(strides.map { .number(Double($0)) }) }
         if let temporalKernelSize { values["temporalKernelSize"] = .number(Double(temporalKernelSize)) }
-        if let dropout { values["dropout"] = .number(Double(dropout)) }
+        if let dropout { values["dropout"] = number(dropout) }
         if let separableTemporalConvolution { values["separableTemporalConvolution"] = .bool(separableTemporalConvolution) }
         if let evaluationStride { values["evaluationStride"] = .number(Double(evaluationStride)) }
         return values
