@@ -60,12 +60,12 @@ final class ActionClassifierModelTests: XCTestCase {
     func testParametersHaveStableDottedNames() {
         let graph = Set(model(.graphConvolution).network.namedParameters.map(\.name))
         for name in ["inputNorm.scale", "inputNorm.runningMean", "blocks.0.adjacency", "blocks.0.spatial.weight",
-                     "blocks.0.spatialNorm.offset", "blocks.0.temporal.weight", "blocks.0.temporalNorm.runningVariance",
-                     "blocks.0.residual.weight", "blocks.2.residualNorm.scale", "blocks.3.temporal.weight",
-                     "classifier.weight", "classifier.bias"] {
+                     "blocks.0.spatialNorm.offset", "blocks.0.temporalDepthwise.weight", "blocks.0.temporalPointwise.weight",
+                     "blocks.0.temporalNorm.runningVariance", "blocks.0.residual.weight", "blocks.1.residualNorm.scale",
+                     "blocks.2.temporalDepthwise.weight", "classifier.weight", "classifier.bias"] {
             XCTAssertTrue(graph.contains(name), name)
         }
-        XCTAssertFalse(graph.contains("blocks.1.residual.weight"), "same-shape blocks add their input directly")
+        XCTAssertFalse(graph.contains("blocks.2.residual.weight"), "same-shape blocks add their input directly")
         let temporal = Set(model(.temporalConvolution).network.namedParameters.map(\.name))
         for name in ["blocks.0.first.weight", "blocks.0.secondNorm.scale", "blocks.1.residual.weight", "classifier.bias"] {
             XCTAssertTrue(temporal.contains(name), name)
@@ -100,6 +100,11 @@ final class ActionClassifierModelTests: XCTestCase {
         missingWeights.tensors["classifier.weight"] = nil
         missingWeights.tensors["blocks.0.adjacency"] = Tensor.zeros([2, 18, 18])
         expect(missingWeights, ["classifier.weight", "blocks.0.adjacency", "[3, 18, 18]"])
+        var fullConvolutions = good
+        var specification = try XCTUnwrap(try good.metadata.extraValue("actionClassifier", as: ActionClassifierSpecification.self))
+        specification.architecture.separableTemporalConvolution = false
+        fullConvolutions.metadata.extra["actionClassifier"] = try JSONValue(encoding: specification)
+        expect(fullConvolutions, ["blocks.0.temporal.weight", "blocks.0.temporalDepthwise.weight"])
     }
 
     func testClipsWithOtherJointsOrWithoutDepthAreRefused() throws {

@@ -180,7 +180,7 @@ public struct ActionClassifierTrainer {
         var earlyStopping = EarlyStopping(patience: config.earlyStoppingPatience, higherIsBetter: true)
         for record in history {
             if let accuracy = record.validationAccuracy, let loss = record.validationLoss {
-                earlyStopping.record(ActionClassifierTrainer.score(accuracy: accuracy, loss: loss), iteration: record.iteration)
+                earlyStopping.record(ActionClassifierTrainer.score(accuracy: accuracy, loss: loss, metric: config.earlyStoppingMetric), iteration: record.iteration)
             }
         }
 
@@ -223,7 +223,7 @@ public struct ActionClassifierTrainer {
                                                                          targets: validationItems.map { targets[$0] })
                 record.validationLoss = loss
                 record.validationAccuracy = accuracy
-                if earlyStopping.record(ActionClassifierTrainer.score(accuracy: accuracy, loss: loss), iteration: iteration) {
+                if earlyStopping.record(ActionClassifierTrainer.score(accuracy: accuracy, loss: loss, metric: config.earlyStoppingMetric), iteration: iteration) {
                     record.isBest = true
                     bestState = network.stateDictionary
                 }
@@ -268,8 +268,13 @@ public struct ActionClassifierTrainer {
             validationExampleCount: validationItems.count, metrics: metrics)
     }
 
-    /// The early-stopping score: validation accuracy, ties broken by lower loss.
-    static func score(accuracy: Double, loss: Double) -> Double { accuracy - 1e-3 * min(loss, 10) }
+    /// The early-stopping score (higher is better): accuracy with ties broken by lower loss, or minus the loss.
+    static func score(accuracy: Double, loss: Double, metric: ActionClassifierTrainingConfiguration.ValidationMetric) -> Double {
+        switch metric {
+        case .accuracy: return accuracy - 1e-3 * min(loss, 10)
+        case .loss: return -loss
+        }
+    }
 
     /// Mean window cross-entropy and example accuracy (mean of each example's window probabilities).
     static func validate(_ model: ActionClassifierModel, windows: [PoseWindow], owners: [Int], targets: [Int]) -> (loss: Double, accuracy: Double) {

@@ -25,10 +25,22 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
     public var balancesClasses: Bool = true
     /// The fraction of each class's examples held out for validation (0 turns validation and early stopping off).
     public var validationFraction: Double = 0.1
+    /// What early stopping and the choice of the kept weights watch on the validation examples.
+    public enum ValidationMetric: String, Codable, Hashable, Sendable, CaseIterable {
+        /// The mean cross-entropy of the validation windows (lower is better; smooth even on few examples).
+        case loss
+        /// The fraction of validation segments classified correctly, ties broken by the loss.
+        case accuracy
+    }
+
+    /// What early stopping watches.
+    public var earlyStoppingMetric: ValidationMetric = .accuracy
     /// Iterations without a better validation score before training stops (the best weights are kept).
     public var earlyStoppingPatience: Int = 15
-    /// The network family.
-    public var architecture: ActionClassifierArchitecture.Kind = .graphConvolution
+    /// The network family. The temporal network is the default: on NATOPS, the fingertip tracks
+    /// and the generated throws it was as accurate as the graph network (more so on NATOPS) and
+    /// 4–10 times faster to train.
+    public var architecture: ActionClassifierArchitecture.Kind = .temporalConvolution
     /// Output channels of each block, overriding the architecture's default (with `strides`).
     public var channels: [Int]? = nil
     /// Temporal stride of each block, overriding the architecture's default (with `channels`).
@@ -106,6 +118,7 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
             "balancesClasses": .bool(balancesClasses),
             "validationFraction": .number(validationFraction),
             "earlyStoppingPatience": .number(Double(earlyStoppingPatience)),
+            "earlyStoppingMetric": .string(earlyStoppingMetric.rawValue),
             "architecture": .string(architecture.rawValue),
             "includesVelocity": .bool(includesVelocity),
             "seed": .string(String(seed)),
