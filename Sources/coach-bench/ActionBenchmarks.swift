@@ -30,19 +30,20 @@ enum ActionBenchmarks {
                 let result = try trainer.train(on: dataset)
                 let elapsed = Timing.now() - start
                 let windows = counter.windows
-                let isDefault = architecture == ActionClassifierTrainingConfiguration().architecture
+                let isDefault = architecture == ActionClassifierTrainingConfiguration().architectureKind(for: dataset.jointSet)
                 print("train NATOPS (180 clips, \(architecture.rawValue)\(isDefault ? ", default" : "")) threads \(threads): "
                       + "\(format(elapsed, 1)) s, \(result.history.count) iterations, \(format(Double(windows) / elapsed, 0)) training windows/s, "
                       + "validation accuracy \(format((result.metrics["validation.accuracy"] ?? 0) * 100, 1))%")
-                if architecture == ActionClassifierTrainingConfiguration().architecture { trained = result.model }
+                if isDefault { trained = result.model }
             }
         }
         guard let model = trained else { return }
-        // Runtime: the trained NATOPS model and an (untrained) body18 throw-sized model.
+        // Runtime: the trained NATOPS model (temporal network) and an untrained body18 throw-sized
+        // graph network (the default for body poses).
         var generator = SeededGenerator(seed: 2)
         let body = ActionClassifierModel(labels: ["none", "overhand", "underhand", "underleg"], jointSet: .body18, frameRate: 30,
                                          encoding: ActionInputEncoding(windowLength: 45, jointCount: 18, includesDepth: false),
-                                         architecture: .temporalConvolution(), generator: &generator)
+                                         architecture: .graphConvolution(for: SkeletonGraph(jointSet: .body18)), generator: &generator)
         for (name, runtimeModel) in [("NATOPS 45×8×xyz", model), ("body18 45×18×xy", body)] {
             let classifier = ActionClassifier(model: runtimeModel)
             let windows = (0..<64).map { n -> PoseWindow in

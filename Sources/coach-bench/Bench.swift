@@ -14,8 +14,8 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone, action, action-compare (slow: re-measures the action-classifier variants).")
-    var only: String = "tensor,backbone,action"
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-compare (slow: re-measures the action-classifier variants).")
+    var only: String = "tensor,backbone,imageclassifier,action"
 
     @Option(help: "The imported backbone model file.")
     var backbone: String = "models/efficientnet-lite0.h5"
@@ -46,6 +46,9 @@ struct Bench: ParsableCommand {
         let threadCounts = threads.split(separator: ",").compactMap { Int($0) }
         if groups.contains("tensor") {
             for t in threadCounts { TensorBenchmarks.run(threads: t) }
+        }
+        if groups.contains("imageclassifier") {
+            try ImageClassifierBenchmarks.run(backbonePath: backbone, sharedPath: shared)
         }
         if groups.contains("backbone") {
             try BackboneBenchmarks.run(backbonePath: backbone, pthPath: pth, peerPython: peerPython, sharedPath: shared,

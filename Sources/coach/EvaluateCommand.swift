@@ -127,6 +127,7 @@ protocol TaskCommandHandler {
 enum TaskCommands {
     static let handlers: [ModelTask: TaskCommandHandler.Type] = [
         .actionClassifier: ActionClassifierCommands.self,
+        .imageClassifier: ImageClassifierTaskCommands.self,
     ]
 
     static func handler(for task: ModelTask) -> TaskCommandHandler.Type? { handlers[task] }

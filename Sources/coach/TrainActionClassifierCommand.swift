@@ -86,8 +86,8 @@ struct TrainActionClassifierCommand: ParsableCommand {
     @Option(help: "Iterations without a better validation score before stopping.")
     var patience: Int = ActionClassifierTrainingConfiguration().earlyStoppingPatience
 
-    @Option(help: "Network: graph-convolution (ST-GCN) or temporal-convolution.")
-    var architecture: String = ActionClassifierTrainingConfiguration().architecture.rawValue
+    @Option(help: "Network: auto (graph for body18/hand21, temporal for custom joints), graph-convolution (ST-GCN) or temporal-convolution.")
+    var architecture: String = "auto"
 
     @Option(help: "The seed every random choice flows from.")
     var seed: UInt64 = 0
@@ -111,8 +111,8 @@ struct TrainActionClassifierCommand: ParsableCommand {
         if !parsed.unknown.isEmpty {
             throw ValidationError("unknown augmentation\(parsed.unknown.count == 1 ? "" : "s") \(parsed.unknown.map { "'\($0)'" }.joined(separator: ", ")) in --augment; choose from \(PoseAugmentation.allCases.map(\.rawValue).joined(separator: ", ")), all, none")
         }
-        if ActionClassifierArchitecture.Kind(rawValue: architecture) == nil {
-            throw ValidationError("--architecture must be \(ActionClassifierArchitecture.Kind.allCases.map(\.rawValue).joined(separator: " or ")), not '\(architecture)'")
+        if architecture != "auto" && ActionClassifierArchitecture.Kind(rawValue: architecture) == nil {
+            throw ValidationError("--architecture must be auto, \(ActionClassifierArchitecture.Kind.allCases.map(\.rawValue).joined(separator: " or ")), not '\(architecture)'")
         }
         if output.isEmpty { throw ValidationError("--output must name a file") }
     }
@@ -128,7 +128,7 @@ struct TrainActionClassifierCommand: ParsableCommand {
             configuration.learningRate = learningRate
             configuration.validationFraction = validationFraction
             configuration.earlyStoppingPatience = patience
-            configuration.architecture = ActionClassifierArchitecture.Kind(rawValue: architecture) ?? .graphConvolution
+            configuration.architecture = ActionClassifierArchitecture.Kind(rawValue: architecture)
             configuration.seed = seed
             let trainer = try ActionClassifierTrainer(configuration: configuration, observer: Console.observer(quiet: quiet))
 
@@ -138,8 +138,11 @@ struct TrainActionClassifierCommand: ParsableCommand {
                                       : try PoseDataset.loadAnnotations(source, options: options)
             let summary = ActionDatasetSummary(dataset: dataset, sampler: trainer.sampler)
             ActionClassifierReport.printSummary(summary, ignoredFiles: dataset.ignoredFiles.count)
+            let network = configuration.networkArchitecture(for: dataset.jointSet)
+            Console.note("network: \(network.kind.rawValue) (blocks of \(network.channels.map(String.init).joined(separator: ", ")) channels)\(configuration.architecture == nil ? ", chosen for \(dataset.jointSet.kind == .custom ? "custom joints" : dataset.jointSet.kind.rawValue)" : "")")
 
             let outputURL = URL(fileURLWithPath: output)
+            try FileManager.default.createDirectory(at: outputURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             let checkpoint = ActionClassifierTrainer.checkpointURL(for: outputURL)
             let result = try trainer.train(on: dataset, checkpoint: checkpoint, resume: resume)
             let file = try result.modelFile(name: outputURL.deletingPathExtension().lastPathComponent)

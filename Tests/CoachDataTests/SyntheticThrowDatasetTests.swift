@@ -120,19 +120,6 @@ final class SyntheticThrowDatasetTests: XCTestCase {
         XCTAssertGreaterThan(detectedJoints, 20 * (emptyCellJoints + zeroConfidenceJoints) / 10)
     }
 
-    /// The pose reader accepts the generated annotations: no segment reaches past its clip's last
-    /// frame, even when frames are dropped.
-    func testGeneratedDatasetLoadsThroughThePoseReader() throws {
-        let directory = try temporaryDirectory(self)
-        var configuration = ThrowDatasetConfiguration()
-        configuration.frameDropProbability = 0.2
-        let summary = try ThrowDatasetGenerator(configuration: configuration).generate(into: directory, clips: 24, seed: 9)
-        let dataset = try PoseDataset.load(summary.annotationFile)
-        XCTAssertEqual(dataset.clips.count, 24)
-        XCTAssertEqual(dataset.jointSet, .body18)
-        XCTAssertEqual(dataset.examples.count, summary.segmentsPerLabel.values.reduce(0, +))
-    }
-
     func testAnnotationsCoverEveryClipWithOneLabeledThrow() throws {
         let directory = try temporaryDirectory(self)
         let summary = try ThrowDatasetGenerator().generate(into: directory, clips: 40, seed: 5)
@@ -153,7 +140,7 @@ final class SyntheticThrowDatasetTests: XCTestCase {
             let segments = try XCTUnwrap(segmentsByFile[plan.fileName])
             XCTAssertTrue(FileManager.default.fileExists(atPath: directory.appendingPathComponent(plan.fileName).path))
             XCTAssertEqual(segments.first?.start ?? -1, 0, accuracy: 1e-9, plan.fileName)
-            // The last segment ends with the last frame's interval (frames fall on the 30 fps grid).
+            // The last segment ends with the clip's last frame interval (whole frames at 30 fps).
             let clipEnd = (plan.duration * 30 + 1e-6).rounded(.down) / 30
             XCTAssertEqual(segments.last?.end ?? -1, clipEnd, accuracy: 0.001, plan.fileName)
             for (a, b) in zip(segments, segments.dropFirst()) {

@@ -50,6 +50,37 @@ final class ActionClassifierKernelTests: XCTestCase {
         XCTAssertEqual(run(true).scalars, run(false).scalars.map { max($0, 0) })
     }
 
+    /// The vectorised paths (channels a multiple of 8) against CoachNN's batch norm, forward and backward.
+    func testBatchNormalizationGradientsMatchCoachNNForWideChannels() {
+        // The last two are large enough to run in parallel row chunks.
+        for (shape, relu) in [([4, 6, 3, 16], false), ([4, 6, 3, 16], true), ([4, 6, 3, 24], true), ([4, 6, 3, 7], true),
+                              ([8, 45, 18, 16], true), ([6, 40, 10, 32], false)] {
+            let channels = shape[3]
+            let x = random(shape, seed: UInt64(channels)), upstream = random(shape, seed: 77)
+            let gamma = random([channels], seed: 5), beta = random([channels], seed: 6)
+            let reference = BatchNorm(featureCount: channels)
+            reference.scale.value = gamma
+            reference.offset.value = beta
+            let referenceTape = Tape(mode: .training)
+            let referenceInput = referenceTape.variable(x)
+            var referenceOutput = reference(referenceInput)
+            if relu { referenceOutput = referenceOutput.relu() }
+            let referenceGradients = referenceTape.gradients(of: (referenceOutput * upstream).sum())
+
+            let tape = Tape(mode: .training)
+            let input = tape.variable(x), scale = tape.variable(gamma), offset = tape.variable(beta)
+            let output = Variable.batchNormalized(input, scale: scale, offset: offset,
+                                                  runningMean: Parameter(Tensor.zeros([channels]), kind: .buffer),
+                                                  runningVariance: Parameter(Tensor.ones([channels]), kind: .buffer),
+                                                  momentum: 0.1, epsilon: 1e-3, relu: relu)
+            let gradients = tape.gradients(of: (output * upstream).sum())
+            assertClose(output.value.scalars, referenceOutput.value.scalars, absolute: 1e-5, "forward, \(channels) channels")
+            assertClose(gradients[input].scalars, referenceGradients[referenceInput].scalars, absolute: 1e-4, "dx, \(channels)")
+            assertClose(gradients[scale].scalars, referenceGradients[reference.scale]!.scalars, absolute: 1e-3, "dγ, \(channels)")
+            assertClose(gradients[offset].scalars, referenceGradients[reference.offset]!.scalars, absolute: 1e-3, "dβ, \(channels)")
+        }
+    }
+
     func testTemporalConvolutionMatchesConv2DWithAKx1Filter() {
         for (t, k, stride) in [(7, 3, 1), (8, 5, 2), (9, 1, 2), (4, 9, 1), (6, 4, 3)] {
             let x = random([2, t, 3, 4], seed: UInt64(t * 10 + k)), w = random([k, 4, 5], seed: UInt64(k))
@@ -65,11 +96,13 @@ final class ActionClassifierKernelTests: XCTestCase {
     }
 
     func testDepthwiseTemporalConvolutionMatchesDepthwiseConv2D() {
-        for (t, k, stride) in [(7, 3, 1), (8, 5, 2), (5, 9, 1), (6, 1, 1)] {
-            let x = random([2, t, 3, 4], seed: UInt64(t + k)), w = random([k, 4], seed: UInt64(100 + k))
+        // The last case is large enough to run in parallel chunks of sequences.
+        for (t, k, stride, c, n) in [(7, 3, 1, 4, 2), (8, 5, 2, 4, 2), (5, 9, 1, 4, 2), (6, 1, 1, 4, 2), (7, 3, 2, 19, 2),
+                                     (45, 9, 1, 48, 16)] {
+            let x = random([n, t, 3, c], seed: UInt64(t + k)), w = random([k, c], seed: UInt64(100 + k))
             let tape = Tape(mode: .inference, recordsGradients: false)
             let actual = Variable.depthwiseTemporalConvolution(tape.constant(x), filter: tape.constant(w), stride: stride).value
-            let expected = Tensor.depthwiseConv2D(x, filter: w.reshaped(to: [k, 1, 4]), stride: (stride, 1), padding: .same)
+            let expected = Tensor.depthwiseConv2D(x, filter: w.reshaped(to: [k, 1, c]), stride: (stride, 1), padding: .same)
             XCTAssertEqual(actual.shape, expected.shape)
             assertClose(actual.scalars, expected.scalars, absolute: 1e-4, "T \(t) k \(k) stride \(stride)")
             checkGradients([x, w], epsilon: 1e-2, tolerance: 1e-2) { v in

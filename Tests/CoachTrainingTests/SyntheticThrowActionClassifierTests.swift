@@ -10,7 +10,7 @@ import XCTest
 final class SyntheticThrowActionClassifierTests: XCTestCase {
     func testHeldOutThrowsReachNinetyFivePercent() throws {
         let directory = try temporaryDirectory(self)
-        let summary = try ThrowDatasetGenerator().generateSplits(into: directory, trainingClips: 120, testClips: 80, seed: 11)
+        let summary = try ThrowDatasetGenerator().generateSplits(into: directory, trainingClips: 100, testClips: 60, seed: 11)
         let training = try PoseDataset.load(summary.training.annotationFile)
         let test = try PoseDataset.load(summary.test.annotationFile)
         XCTAssertEqual(training.jointSet, .body18)

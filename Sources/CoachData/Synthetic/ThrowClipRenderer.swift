@@ -58,7 +58,8 @@ struct ThrowClipRenderer {
         var frames: [SyntheticPoseFrame] = []
         frames.reserveCapacity(frameCount)
         for k in 0..<frameCount {
-            // The first and last frames are always kept so the clip spans its annotated segments.
+            // The first and last frames are never dropped, so the written clip spans the
+            // whole annotated time range.
             let dropFrame = detector.nextBool(probability: configuration.frameDropProbability) && k > 0 && k < frameCount - 1
             let depth = world[k].map { projection.cameraSpace($0).z }
             let hidden = Self.hiddenness(depth: depth, height: height)
@@ -83,15 +84,19 @@ struct ThrowClipRenderer {
             }
         }
 
-        // 4. Labels, ending where the frames end (the last frame lasts one frame interval), so
-        // no segment reaches past its clip.
+        // 4. Labels.
         var actions: [SyntheticActionSpan] = []
         var start = 0.0
-        let clipEnd = Double(frameCount) / frameRate
         for step in plan.steps {
-            actions.append(SyntheticActionSpan(action: step.action, start: min(start, clipEnd),
-                                               end: min(start + step.duration, clipEnd)))
+            actions.append(SyntheticActionSpan(action: step.action, start: start, end: start + step.duration))
             start += step.duration
+        }
+        // Segments end where the clip does: frameCount frames at frameRate (the plan's
+        // duration may end part-way through a frame interval).
+        let clipEnd = Double(frameCount) / frameRate
+        if var last = actions.popLast() {
+            last.end = min(last.end, clipEnd)
+            actions.append(last)
         }
         let background = configuration.backgroundLabel
         var segments: [SyntheticSegment] = []

@@ -49,20 +49,9 @@ extension Variable {
             }
         }
 
-        // Training: batch statistics (two passes, double accumulators).
-        var mean = [Double](repeating: 0, count: c), variance = [Double](repeating: 0, count: c)
-        input.withUnsafeBufferPointer { px in
-            mean.withUnsafeMutableBufferPointer { pm in
-                variance.withUnsafeMutableBufferPointer { pv in
-                    for r in 0..<rows { let base = r * c; for k in 0..<c { pm[k] += Double(px[base + k]) } }
-                    for k in 0..<c { pm[k] /= Double(Swift.max(rows, 1)) }
-                    for r in 0..<rows {
-                        let base = r * c
-                        for k in 0..<c { let d = Double(px[base + k]) - pm[k]; pv[k] += d * d }
-                    }
-                    for k in 0..<c { pv[k] /= Double(Swift.max(rows, 1)) }
-                }
-            }
+        // Training: batch statistics (two passes; chunk partials combined in double precision).
+        let (mean, variance) = input.withUnsafeBufferPointer { px in
+            PoseKernels.channelMoments(px.baseAddress!, rows: rows, channels: c)
         }
         let inverse = variance.map { Float(1 / ($0 + Double(epsilon)).squareRoot()) }
         let meanF = mean.map { Float($0) }
@@ -170,76 +159,6 @@ extension Variable {
     }
 }
 
-/// Pointer-level loops behind the fused kernels.
-enum PoseKernels {
-    /// out[r, k] = x[r, k]·a[k] + b[k] (then ReLU when `relu`).
-    static func affine(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
-                       _ out: UnsafeMutablePointer<Float>, rows: Int, channels c: Int, relu: Bool) {
-        for r in 0..<rows {
-            let xr = x + r * c, or = out + r * c
-            if relu {
-                for k in 0..<c { or[k] = Swift.max(xr[k] * a[k] + b[k], 0) }
-            } else {
-                for k in 0..<c { or[k] = xr[k] * a[k] + b[k] }
-            }
-        }
-    }
-
-    /// Gradients of y = ReLU?(n·γ + β) with n the normalised input: for batch statistics
-    /// dx = γ·σ⁻¹·(ĝ − mean(ĝ) − n·mean(ĝ·n)); for fixed statistics dx = γ·σ⁻¹·ĝ; ĝ is g masked
-    /// by the ReLU. Returns [dx, dγ, dβ].
-    static func normalizationGradients(_ g: Tensor, output y: Tensor, normalized: [Float], gamma: [Float],
-                                       inverseDeviation: [Float], rows: Int, channels c: Int, relu: Bool,
-                                       batchStatistics: Bool) -> [Tensor?] {
-        var gGamma = [Float](repeating: 0, count: c), gBeta = [Float](repeating: 0, count: c)
-        var masked = [Float](repeating: 0, count: rows * c)
-        g.withUnsafeBufferPointer { pg in
-            y.withUnsafeBufferPointer { py in
-                normalized.withUnsafeBufferPointer { pn in
-                    masked.withUnsafeMutableBufferPointer { pm in
-                        gGamma.withUnsafeMutableBufferPointer { pdg in
-                            gBeta.withUnsafeMutableBufferPointer { pdb in
-                                for r in 0..<rows {
-                                    let base = r * c
-                                    for k in 0..<c {
-                                        let gi = relu && py[base + k] <= 0 ? 0 : pg[base + k]
-                                        pm[base + k] = gi
-                                        pdb[k] += gi
-                                        pdg[k] += gi * pn[base + k]
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let m = Float(Swift.max(rows, 1))
-        let factor = (0..<c).map { gamma[$0] * inverseDeviation[$0] }
-        let meanBeta = batchStatistics ? gBeta.map { $0 / m } : [Float](repeating: 0, count: c)
-        let meanGamma = batchStatistics ? gGamma.map { $0 / m } : [Float](repeating: 0, count: c)
-        let gx = Tensor(shape: g.shape) { out in
-            masked.withUnsafeBufferPointer { pm in
-                normalized.withUnsafeBufferPointer { pn in
-                    factor.withUnsafeBufferPointer { pf in
-                        meanBeta.withUnsafeBufferPointer { pmb in
-                            meanGamma.withUnsafeBufferPointer { pmg in
-                                for r in 0..<rows {
-                                    let base = r * c
-                                    for k in 0..<c {
-                                        out[base + k] = pf[k] * (pm[base + k] - pmb[k] - pn[base + k] * pmg[k])
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        return [gx, Tensor(shape: [c], scalars: gGamma), Tensor(shape: [c], scalars: gBeta)]
-    }
-}
-
 extension Variable {
     /// A depthwise convolution over time of [N, T, J, C] — each channel of each joint convolved
     /// along T with its own kernel column of `filter` [k, C] — with TensorFlow SAME padding and
@@ -252,20 +171,24 @@ extension Variable {
         let k = weights.shape[0], s = Swift.max(stride, 1)
         let outT = (t + s - 1) / s
         let padBefore = Swift.max((outT - 1) * s + k - t, 0) / 2
+        // Chunks of whole sequences, fixed by the shape (not the thread count), for determinism.
+        let chunks = Swift.min(n, PoseKernels.chunkCount(rows: n * t * j, channels: c))
         let y = Tensor(shape: [n, outT, j, c]) { out in
             for i in 0..<out.count { out[i] = 0 }
+            let po = out.baseAddress!
             input.withUnsafeBufferPointer { px in
                 weights.withUnsafeBufferPointer { pw in
-                    for b in 0..<n {
-                        for to in 0..<outT {
-                            for d in 0..<k {
-                                let ti = to * s + d - padBefore
-                                guard ti >= 0 && ti < t else { continue }
-                                let w = pw.baseAddress! + d * c
-                                for joint in 0..<j {
-                                    let o = out.baseAddress! + ((b * outT + to) * j + joint) * c
-                                    let xi = px.baseAddress! + ((b * t + ti) * j + joint) * c
-                                    for ch in 0..<c { o[ch] += w[ch] * xi[ch] }
+                    let x0 = px.baseAddress!, w0 = pw.baseAddress!
+                    PoseKernels.forEachChunk(rows: n, chunks: chunks) { _, first, count in
+                        for b in first..<(first + count) {
+                            for to in 0..<outT {
+                                for d in 0..<k {
+                                    let ti = to * s + d - padBefore
+                                    guard ti >= 0 && ti < t else { continue }
+                                    for joint in 0..<j {
+                                        PoseKernels.multiplyAccumulate(x0 + ((b * t + ti) * j + joint) * c, w0 + d * c,
+                                                                       into: po + ((b * outT + to) * j + joint) * c, count: c)
+                                    }
                                 }
                             }
                         }
@@ -275,25 +198,26 @@ extension Variable {
         }
         return x.tape.record(y, inputs: [x, filter]) { g in
             var gx = Tensor.zeros(input.shape)
-            var gw = Tensor.zeros(weights.shape)
+            var partial = [Float](repeating: 0, count: chunks * k * c)
             gx.withUnsafeMutableBufferPointer { pgx in
-                gw.withUnsafeMutableBufferPointer { pgw in
+                partial.withUnsafeMutableBufferPointer { ppart in
                     g.withUnsafeBufferPointer { pg in
                         input.withUnsafeBufferPointer { px in
                             weights.withUnsafeBufferPointer { pw in
-                                for b in 0..<n {
-                                    for to in 0..<outT {
-                                        for d in 0..<k {
-                                            let ti = to * s + d - padBefore
-                                            guard ti >= 0 && ti < t else { continue }
-                                            let w = pw.baseAddress! + d * c, gwd = pgw.baseAddress! + d * c
-                                            for joint in 0..<j {
-                                                let go = pg.baseAddress! + ((b * outT + to) * j + joint) * c
-                                                let offset = ((b * t + ti) * j + joint) * c
-                                                let xi = px.baseAddress! + offset, gxi = pgx.baseAddress! + offset
-                                                for ch in 0..<c {
-                                                    gxi[ch] += w[ch] * go[ch]
-                                                    gwd[ch] += xi[ch] * go[ch]
+                                let gx0 = pgx.baseAddress!, part0 = ppart.baseAddress!, g0 = pg.baseAddress!
+                                let x0 = px.baseAddress!, w0 = pw.baseAddress!
+                                PoseKernels.forEachChunk(rows: n, chunks: chunks) { chunk, first, count in
+                                    let gw = part0 + chunk * k * c
+                                    for b in first..<(first + count) {
+                                        for to in 0..<outT {
+                                            for d in 0..<k {
+                                                let ti = to * s + d - padBefore
+                                                guard ti >= 0 && ti < t else { continue }
+                                                for joint in 0..<j {
+                                                    let go = g0 + ((b * outT + to) * j + joint) * c
+                                                    let offset = ((b * t + ti) * j + joint) * c
+                                                    PoseKernels.multiplyAccumulate(go, w0 + d * c, into: gx0 + offset, count: c)
+                                                    PoseKernels.multiplyAccumulate(go, x0 + offset, into: gw + d * c, count: c)
                                                 }
                                             }
                                         }
@@ -304,7 +228,9 @@ extension Variable {
                     }
                 }
             }
-            return [gx, gw]
+            var gw = [Float](repeating: 0, count: k * c)
+            for chunk in 0..<chunks { for i in 0..<(k * c) { gw[i] += partial[chunk * k * c + i] } }
+            return [gx, Tensor(shape: weights.shape, scalars: gw)]
         }
     }
 }

@@ -135,8 +135,7 @@ public struct ActionClassifierTrainer {
         let backgroundLabel = PoseClasses.backgroundLabel(among: labels)
         let encoding = ActionInputEncoding(windowLength: config.windowLength, jointCount: dataset.jointSet.count,
                                            includesDepth: dataset.hasDepth, includesVelocity: config.includesVelocity)
-        let graph = SkeletonGraph(jointSet: dataset.jointSet)
-        let architecture = config.networkArchitecture(for: graph)
+        let architecture = config.networkArchitecture(for: dataset.jointSet)
         let model = ActionClassifierModel(labels: labels, jointSet: dataset.jointSet, frameRate: config.frameRate,
                                           encoding: encoding, architecture: architecture, backgroundLabel: backgroundLabel,
                                           generator: &initGenerator)
@@ -227,7 +226,8 @@ public struct ActionClassifierTrainer {
                     record.isBest = true
                     bestState = network.stateDictionary
                 }
-                stoppedEarly = earlyStopping.shouldStop && iteration < config.maximumIterations
+                stoppedEarly = earlyStopping.shouldStop && iteration >= config.effectiveMinimumIterations
+                    && iteration < config.maximumIterations
             }
             history.append(record)
             var summary = record.summary
