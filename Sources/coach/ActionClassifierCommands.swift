@@ -73,7 +73,7 @@ enum ActionClassifierCommands: TaskCommandHandler {
             if !options.json {
                 Console.print("\(input): \(windows.count) window\(windows.count == 1 ? "" : "s") of \(classifier.windowLength) frames at \(ActionClassifierReport.format(classifier.frameRate)) fps")
                 for (window, prediction) in zip(windows, predictions) {
-                    let range = String(format: "%7.2f–%-7.2f s", window.start, window.end)
+                    let range = MetricsTable.pad(String(format: "%.2f–%.2f s", window.start, window.end), 16, left: false)
                     let others = prediction.probabilities.sorted { $0.probability > $1.probability }.prefix(options.top)
                         .map { "\($0.label) \(String(format: "%.3f", $0.probability))" }.joined(separator: ", ")
                     Console.print("  \(range)  \(window.label ?? "(below threshold: \(window.topLabel))")  \(String(format: "%.3f", window.confidence))   [\(others)]")
