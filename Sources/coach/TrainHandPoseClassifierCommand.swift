@@ -22,9 +22,10 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
         the origin, divided by the hand's size, left hands mirrored to right
         ones (--chirality mirror; 'input' gives the hand to the network
         instead, 'ignore' drops it). A dataset report comes first, then
-        progress and one line per iteration; early stopping keeps the weights
-        with the lowest loss on the last 10% of each class's poses (poses
-        from video are consecutive frames, so a random split would leak).
+        progress and one line per iteration. Training uses every pose for
+        --max-iterations passes; --validation-fraction 0.1 holds out the last
+        10% of each class's poses (poses from video are consecutive frames, so
+        a random split would leak) and stops early on their loss.
 
         After every iteration a checkpoint is written next to the output
         (OUTPUT.checkpoint.h5); --resume continues an interrupted run. The
@@ -72,7 +73,7 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
     @Option(help: "AdamW's peak learning rate.")
     var learningRate: Float = HandPoseClassifierTrainingConfiguration().learningRate
 
-    @Option(help: "Fraction of each class held out for validation and early stopping (0 turns both off).")
+    @Option(help: "Fraction of each class held out for validation and early stopping (default 0: train on every pose).")
     var validationFraction: Double = HandPoseClassifierTrainingConfiguration().validationFraction
 
     @Option(help: "Validation poses: block (the last of each class, in file order) or random.")
