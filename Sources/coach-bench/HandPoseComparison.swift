@@ -16,25 +16,43 @@ enum HandPoseComparison {
 
     static let augment: Set<PoseAugmentation> = [.rotate, .scale, .jitter]
 
-    /// The variants, each a change to the default configuration (which trains on every pose for
-    /// 80 iterations without a validation split).
+    /// The variants, each a change to the default configuration (the graph network, trained on
+    /// every pose for 80 iterations without a validation split).
     static let variants: [Variant] = [
-        Variant(name: "mlp") { _ in },
-        Variant(name: "mlp+augment") { $0.augmentations = augment },
-        Variant(name: "mlp+augment+flip") { $0.augmentations = augment.union([.horizontalFlip]) },
-        Variant(name: "mlp+augment rotate30") { $0.augmentations = augment; $0.maximumRotationDegrees = 30 },
-        Variant(name: "mlp+augment upright") { $0.augmentations = augment; $0.rotation = .upright },
-        Variant(name: "mlp+augment palm-scale") { $0.augmentations = augment; $0.scale = .palm },
-        Variant(name: "mlp+augment 40-iterations") { $0.augmentations = augment; $0.maximumIterations = 40 },
-        Variant(name: "mlp+augment block-validation") { $0.augmentations = augment; $0.validationFraction = 0.1 },
-        Variant(name: "mlp+augment random-validation") {
-            $0.augmentations = augment; $0.validationFraction = 0.1; $0.validationSplit = .random
+        Variant(name: "graph") { _ in },
+        Variant(name: "graph+augment") { $0.augmentations = augment },
+        Variant(name: "graph-32-64-64") { $0.hiddenSizes = [32, 64, 64] },
+        Variant(name: "graph 30-iterations") { $0.maximumIterations = 30 },
+        Variant(name: "mlp") { $0.architecture = .multilayerPerceptron },
+        Variant(name: "mlp+augment") { $0.architecture = .multilayerPerceptron; $0.augmentations = augment },
+        Variant(name: "mlp+augment+flip") {
+            $0.architecture = .multilayerPerceptron; $0.augmentations = augment.union([.horizontalFlip])
         },
-        Variant(name: "mlp-small+augment") { $0.augmentations = augment; $0.hiddenSizes = [64, 32] },
-        Variant(name: "graph") { $0.architecture = .graphConvolution },
-        Variant(name: "graph+augment") { $0.architecture = .graphConvolution; $0.augmentations = augment },
-        Variant(name: "mlp+augment chirality-input") { $0.augmentations = augment; $0.chirality = .input },
-        Variant(name: "mlp+augment chirality-ignore") { $0.augmentations = augment; $0.chirality = .ignore },
+        Variant(name: "mlp-128-64+augment") {
+            $0.architecture = .multilayerPerceptron; $0.augmentations = augment; $0.hiddenSizes = [128, 64]
+        },
+        Variant(name: "mlp-256-128+augment") {
+            $0.architecture = .multilayerPerceptron; $0.augmentations = augment; $0.hiddenSizes = [256, 128]
+        },
+        Variant(name: "mlp+augment upright") {
+            $0.architecture = .multilayerPerceptron; $0.augmentations = augment; $0.rotation = .upright
+        },
+        Variant(name: "mlp+augment palm-scale") {
+            $0.architecture = .multilayerPerceptron; $0.augmentations = augment; $0.scale = .palm
+        },
+        Variant(name: "mlp+augment block-validation") {
+            $0.architecture = .multilayerPerceptron; $0.augmentations = augment; $0.validationFraction = 0.1
+        },
+        Variant(name: "mlp+augment random-validation") {
+            $0.architecture = .multilayerPerceptron; $0.augmentations = augment; $0.validationFraction = 0.1
+            $0.validationSplit = .random
+        },
+        Variant(name: "mlp+augment chirality-input") {
+            $0.architecture = .multilayerPerceptron; $0.augmentations = augment; $0.chirality = .input
+        },
+        Variant(name: "mlp+augment chirality-ignore") {
+            $0.architecture = .multilayerPerceptron; $0.augmentations = augment; $0.chirality = .ignore
+        },
     ]
 
     static func run(sharedPath: String, seeds: [UInt64], names: Set<String>?) throws {

@@ -106,7 +106,7 @@ struct ActionTrainingOptions: ParsableArguments {
         let summary = ActionDatasetSummary(dataset: dataset, sampler: trainer.sampler)
         ActionClassifierReport.printSummary(summary, ignoredFiles: dataset.ignoredFiles.count)
         let network = configuration.networkArchitecture(for: dataset.jointSet)
-        Console.note("network: \(network.kind.rawValue) (blocks of \(network.channels.map(String.init).joined(separator: ", ")) channels)\(configuration.architecture == nil ? ", chosen for \(dataset.jointSet.kind == .custom ? "custom joints" : dataset.jointSet.kind.rawValue)" : "")")
+        Console.note("network: \(network.kind.rawValue) (blocks of \(network.channels.map(String.init).joined(separator: ", ")) channels)\(configuration.architecture == nil ? ", chosen for \(dataset.jointSet.kind == .custom ? "custom joints" : dataset.jointSet.kind.rawValue)" : "")\(handJointsOnly || configuration.chirality != .ignore ? "; chirality: \(configuration.chirality.rawValue)" : "")")
 
         let outputURL = URL(fileURLWithPath: output)
         try FileManager.default.createDirectory(at: outputURL.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -58,7 +58,7 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
     @Option(help: "How chirality is used: mirror (left hands mirrored to right), input, or ignore.")
     var chirality: String = ChiralityHandling.mirrorLeftHands.rawValue
 
-    @Option(help: "Network: mlp (multilayer perceptron) or graph-convolution.")
+    @Option(help: "Network: graph-convolution (over the hand's skeleton) or mlp (multilayer perceptron, faster).")
     var architecture: String = HandPoseClassifierTrainingConfiguration.defaultArchitecture.rawValue
 
     @Option(help: "Pose rotation: none (the hand's angle matters) or upright (turned wrist-to-knuckles up).")
@@ -148,7 +148,7 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
             let set = try SinglePoseSet.load(URL(fileURLWithPath: data), options: options)
             HandPoseReport.printSummary(SinglePoseSetSummary(set: set))
             let network = configuration.networkArchitecture
-            Console.note("network: \(network.kind.rawValue) (\(network.hiddenSizes.map(String.init).joined(separator: ", ")) units); chirality: \(configuration.chirality.rawValue); rotation: \(configuration.rotation.rawValue)")
+            Console.note("network: \(network.kind.rawValue) (\(network.hiddenSizes.map(String.init).joined(separator: ", ")) \(network.kind == .graphConvolution ? "channels" : "units")); chirality: \(configuration.chirality.rawValue); rotation: \(configuration.rotation.rawValue)")
 
             let outputURL = URL(fileURLWithPath: output)
             try FileManager.default.createDirectory(at: outputURL.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -143,4 +143,18 @@ final class HandPoseClassifierCommandTests: XCTestCase {
         XCTAssertTrue(refused.standardError.contains("has body poses (body18): a hand-action classifier expects Vision's 21 hand joints"),
                       refused.standardError)
     }
+
+    func testHelpTeachesWithExamples() throws {
+        for command in ["hand-pose-classifier", "hand-action-classifier"] {
+            let help = try CoachExecutable.run(["train", command, "--help"])
+            XCTAssertEqual(help.exitCode, 0)
+            let lines = help.standardOutput.components(separatedBy: "\n").filter { !$0.hasPrefix("USAGE:") }
+            XCTAssertTrue(lines.allSatisfy { $0.count <= 80 }, "no line is wrapped: \(lines.filter { $0.count > 80 })")
+            for fragment in ["--chirality", "--augment", "--resume", "Examples:", "coach train \(command) --data"] {
+                XCTAssertTrue(help.standardOutput.contains(fragment), "'\(fragment)' missing from:\n\(help.standardOutput)")
+            }
+        }
+        let train = try CoachExecutable.run(["train", "--help"])
+        XCTAssertTrue(train.standardOutput.contains("hand-pose-classifier") && train.standardOutput.contains("hand-action-classifier"))
+    }
 }

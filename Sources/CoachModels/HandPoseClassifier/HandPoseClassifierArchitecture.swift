@@ -25,14 +25,18 @@ public struct HandPoseClassifierArchitecture: Codable, Equatable, Hashable, Send
         self.dropout = dropout
     }
 
-    /// Coach's default perceptron: hidden layers of 256 and 128, dropout 0.2.
+    /// Coach's perceptron: hidden layers of 64 and 32, dropout 0.2. (On the real hand poses'
+    /// block split, 3 seeds: 0.963 mean accuracy with augmentation, against 0.951 for 128/64 and
+    /// 0.940 for 256/128.)
     public static func multilayerPerceptron() -> HandPoseClassifierArchitecture {
-        HandPoseClassifierArchitecture(kind: .multilayerPerceptron, hiddenSizes: [256, 128], dropout: 0.2)
+        HandPoseClassifierArchitecture(kind: .multilayerPerceptron, hiddenSizes: [64, 32], dropout: 0.2)
     }
 
-    /// Coach's default graph network: blocks of 32, 64 and 64 channels, dropout 0.2.
+    /// Coach's graph network: blocks of 16, 32 and 32 channels (the action classifier's widths),
+    /// dropout 0.2. (On the real hand poses' block split, 3 seeds: 0.978 mean accuracy, against
+    /// 0.976 for 32/64/64 at twice the time.)
     public static func graphConvolution() -> HandPoseClassifierArchitecture {
-        HandPoseClassifierArchitecture(kind: .graphConvolution, hiddenSizes: [32, 64, 64], dropout: 0.2)
+        HandPoseClassifierArchitecture(kind: .graphConvolution, hiddenSizes: [16, 32, 32], dropout: 0.2)
     }
 
     /// The default shape of `kind`.
