@@ -80,7 +80,6 @@ struct ActionTrainingOptions: ParsableArguments {
         if output.isEmpty { throw ValidationError("--output must name a file") }
     }
 
-
     /// Loads the data, prints the report, trains and writes the model; with `handJointsOnly`, the
     /// data must be hand poses (hand21, or custom joints that are all hand21 names).
     func train(handJointsOnly: Bool) throws {

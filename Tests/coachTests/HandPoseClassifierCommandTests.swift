@@ -157,4 +157,19 @@ final class HandPoseClassifierCommandTests: XCTestCase {
         let train = try CoachExecutable.run(["train", "--help"])
         XCTAssertTrue(train.standardOutput.contains("hand-pose-classifier") && train.standardOutput.contains("hand-action-classifier"))
     }
+
+    func testTheSameSeedGivesTheSameModelFile() throws {
+        let directory = try temporaryDirectory(self)
+        let data = try generate("hand-poses", in: directory).appendingPathComponent("test.csv")
+        // The model's name comes from the file's, so both runs write `model.h5`, in two folders.
+        var files: [Data] = []
+        for folder in ["a", "b"] {
+            let output = directory.appendingPathComponent("\(folder)/model.h5")
+            let result = try CoachExecutable.run(["train", "hand-pose-classifier", "--data", data.path, "--output", output.path,
+                                                  "--augment", "rotate,flip", "--max-iterations", "3", "--seed", "5", "--quiet"])
+            XCTAssertEqual(result.exitCode, 0, result.standardError)
+            files.append(try Data(contentsOf: output))
+        }
+        XCTAssertEqual(files[0], files[1])
+    }
 }
