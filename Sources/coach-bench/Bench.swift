@@ -14,7 +14,7 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-compare (slow: re-measures the action-classifier variants), hand-compare (slow: the hand-pose classifier variants).")
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-compare (slow: re-measures the action-classifier variants), hand-compare (slow: the hand-pose classifier variants), hand-action-compare (chirality handling of hand actions).")
     var only: String = "tensor,backbone,imageclassifier,action"
 
     @Option(help: "The imported backbone model file.")
@@ -69,6 +69,9 @@ struct Bench: ParsableCommand {
         if groups.contains("hand-compare") {
             try HandPoseComparison.run(sharedPath: shared, seeds: seeds.split(separator: ",").compactMap { UInt64($0) },
                                        names: handVariants.map { Set($0.split(separator: ",").map(String.init)) })
+        }
+        if groups.contains("hand-action-compare") {
+            try HandPoseComparison.runActions(seeds: seeds.split(separator: ",").compactMap { UInt64($0) })
         }
     }
 }

@@ -55,6 +55,34 @@ enum HandPoseComparison {
         },
     ]
 
+    /// The hand-action classifier's chirality handlings on generated hand clips (wave, grab, swipe
+    /// outward, background): trained on all training clips, and on right hands only, then tested
+    /// on held-out clips of other hands (all of them, and the left hands).
+    static func runActions(seeds: [UInt64]) throws {
+        print("== hand-action classifier chirality on generated clips (40 per class; 15 per class held out)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coach-bench-hand-actions-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let summary = try HandActionDatasetGenerator().generateSplits(into: folder, trainingClipsPerClass: 40,
+                                                                      testClipsPerClass: 15, seed: 5)
+        let training = try PoseDataset.load(summary.training.root), test = try PoseDataset.load(summary.test.root)
+        let rightHands = training.examples.indices.filter { training.examples[$0].sequence.chirality == .right }
+        let leftTest = test.examples.indices.filter { test.examples[$0].sequence.chirality == .left }
+        for handling in ChiralityHandling.allCases {
+            var all: [Double] = [], crossed: [Double] = []
+            for seed in seeds {
+                var configuration = ActionClassifierTrainingConfiguration()
+                configuration.chirality = handling
+                configuration.seed = seed
+                let trainer = try ActionClassifierTrainer(configuration: configuration)
+                all.append(try ActionClassifierEvaluation.evaluate(try trainer.train(on: training).model, on: test).metrics.accuracy)
+                let model = try trainer.train(on: training, exampleIndices: rightHands).model
+                crossed.append(try ActionClassifierEvaluation.evaluate(model, on: test, exampleIndices: leftTest).metrics.accuracy)
+            }
+            print("\(handling.rawValue): held-out clips \(format(all.reduce(0, +) / Double(all.count), 3)) · "
+                  + "right→left \(format(crossed.reduce(0, +) / Double(crossed.count), 3)) [\(crossed.map { format($0, 3) }.joined(separator: " "))]")
+        }
+    }
+
     static func run(sharedPath: String, seeds: [UInt64], names: Set<String>?) throws {
         print("== hand-pose classifier variants: accuracy mean / min over seeds \(seeds), training seconds; augment = rotate,scale,jitter")
         let real = try SinglePoseSet.load(URL(fileURLWithPath: sharedPath + "/data/hand-gestures/hand-poses.csv"))

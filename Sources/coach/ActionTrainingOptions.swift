@@ -104,6 +104,11 @@ struct ActionTrainingOptions: ParsableArguments {
         if handJointsOnly { try ActionTrainingOptions.checkHandJoints(dataset.jointSet, source: source) }
         let summary = ActionDatasetSummary(dataset: dataset, sampler: trainer.sampler)
         ActionClassifierReport.printSummary(summary, ignoredFiles: dataset.ignoredFiles.count)
+        let hands = dataset.clips.map(\.sequence.chirality)
+        if hands.contains(where: { $0 != nil }) {
+            let left = hands.filter { $0 == .left }.count, right = hands.filter { $0 == .right }.count
+            Console.note("hands: \(left) left, \(right) right, \(hands.count - left - right) unknown clip\(hands.count - left - right == 1 ? "" : "s")")
+        }
         let network = configuration.networkArchitecture(for: dataset.jointSet)
         Console.note("network: \(network.kind.rawValue) (blocks of \(network.channels.map(String.init).joined(separator: ", ")) channels)\(configuration.architecture == nil ? ", chosen for \(dataset.jointSet.kind == .custom ? "custom joints" : dataset.jointSet.kind.rawValue)" : "")\(handJointsOnly || configuration.chirality != .ignore ? "; chirality: \(configuration.chirality.rawValue)" : "")")
 

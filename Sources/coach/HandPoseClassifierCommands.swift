@@ -21,12 +21,13 @@ enum HandPoseClassifierCommands: TaskCommandHandler {
     }
 
     static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
-        guard let path = data.data, data.annotations == nil else {
-            throw ValidationError("\(modelPath) is a hand-pose classifier: give the labeled poses with --data TABLE.csv|DIR")
+        guard (data.data == nil) != (data.annotations == nil), let path = data.data ?? data.annotations else {
+            throw ValidationError("\(modelPath) is a hand-pose classifier: give the labeled poses with --data TABLE.csv|DIR (or clips with --annotations FILE)")
         }
         let model = try HandPoseClassifierModel(contentsOf: URL(fileURLWithPath: modelPath))
         let options = try readingOptions(frameRate: data.frameRate, keypointOrigin: data.keypointOrigin)
-        let set = try SinglePoseSet.load(URL(fileURLWithPath: path), options: options)
+        let set = data.data != nil ? try SinglePoseSet.load(URL(fileURLWithPath: path), options: options)
+            : SinglePoseSet.flattening(try PoseDataset.loadAnnotations(URL(fileURLWithPath: path), options: options))
         let evaluation = try HandPoseClassifierEvaluation.evaluate(model, on: set, observer: Console.observer(quiet: json))
         if json {
             try Console.printJSON(evaluation)

@@ -111,7 +111,8 @@ final class HandPoseClassifierCommandTests: XCTestCase {
                                                "--output", model.path, "--chirality", "mirror", "--max-iterations", "8",
                                                "--seed", "1", "--quiet"])
         XCTAssertEqual(trained.exitCode, 0, trained.standardError)
-        for fragment in ["joints: hand21", "window: 45 frames at 30 fps (1.50 s)", "background class: 'background'"] {
+        for fragment in ["joints: hand21", "window: 45 frames at 30 fps (1.50 s)", "background class: 'background'",
+                         "hands: 80 left, 80 right, 0 unknown clips", "chirality: mirror"] {
             XCTAssertTrue(trained.standardError.contains(fragment), "'\(fragment)' missing from:\n\(trained.standardError)")
         }
         let json = try CoachExecutable.run(["evaluate", model.path, "--data", data.appendingPathComponent("test").path, "--json"])
