@@ -94,6 +94,15 @@ demo: build
 	@echo "==> action classifier: evaluating on the held-out throwers in $(GENERATED)/throws/test"
 	@$(COACH) evaluate models/throws.h5 --annotations $(GENERATED)/throws/test/annotations.csv
 	@$(COACH) predict models/throws.h5 $(GENERATED)/throws/test/clip-0002.csv --top 2
+	@echo "==> hand-pose classifier: training on $(GENERATED)/hand-poses/train.csv (21 hand joints, left and right hands)"
+	@$(COACH) train hand-pose-classifier --data $(GENERATED)/hand-poses/train.csv --output models/hand-poses.h5 \
+	    --augment rotate,scale,jitter --seed 1 --quiet
+	@echo "==> hand-pose classifier: evaluating on other hands in $(GENERATED)/hand-poses/test.csv"
+	@$(COACH) evaluate models/hand-poses.h5 --data $(GENERATED)/hand-poses/test.csv
+	@echo "==> hand-action classifier: training on $(GENERATED)/hand-actions/train (wave, grab, swipe, background)"
+	@$(COACH) train hand-action-classifier --data $(GENERATED)/hand-actions/train --output models/hand-actions.h5 \
+	    --chirality mirror --seed 1 --quiet
+	@$(COACH) evaluate models/hand-actions.h5 --data $(GENERATED)/hand-actions/test
 
 bench: build
 	@$(PYTHON) -m venv $(CACHE)/venv >/dev/null

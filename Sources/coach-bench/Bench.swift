@@ -14,7 +14,7 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-compare (slow: re-measures the action-classifier variants).")
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-compare (slow: re-measures the action-classifier variants), hand-compare (slow: the hand-pose classifier variants), hand-action-compare (chirality handling of hand actions).")
     var only: String = "tensor,backbone,imageclassifier,action"
 
     @Option(help: "The imported backbone model file.")
@@ -28,6 +28,12 @@ struct Bench: ParsableCommand {
 
     @Option(help: "The shared folder (datasets, references, peer scripts).")
     var shared: String = ProcessInfo.processInfo.environment["COACH_SHARED"] ?? "../shared"
+
+    @Option(help: "Hand-pose variants to compare (comma-separated names; default all).")
+    var handVariants: String?
+
+    @Option(help: "Seeds for the comparisons (comma-separated).")
+    var seeds: String = "0,1,2"
 
     @Option(help: "Seconds per measurement.")
     var seconds: Double = 5
@@ -59,6 +65,13 @@ struct Bench: ParsableCommand {
         }
         if groups.contains("action-compare") {
             try ActionComparison.run(sharedPath: shared, seeds: [0, 1])
+        }
+        if groups.contains("hand-compare") {
+            try HandPoseComparison.run(sharedPath: shared, seeds: seeds.split(separator: ",").compactMap { UInt64($0) },
+                                       names: handVariants.map { Set($0.split(separator: ",").map(String.init)) })
+        }
+        if groups.contains("hand-action-compare") {
+            try HandPoseComparison.runActions(seeds: seeds.split(separator: ",").compactMap { UInt64($0) })
         }
     }
 }

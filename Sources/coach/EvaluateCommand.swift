@@ -12,7 +12,8 @@ struct EvaluateCommand: ParsableCommand {
           image classifier       --data DIR (a folder per label)
           object detector        --annotations FILE.json (Create ML annotations)
           action classifier      --data DIR|TABLE.csv or --annotations FILE.{csv,json}
-          hand-pose classifier   --data TABLE.csv|DIR
+          hand-pose classifier   --data TABLE.csv|DIR (single poses, or a folder per
+                                 class of clips whose frames are poses)
 
         Classifiers print accuracy, per-class precision/recall/F1 and a confusion matrix
         (rows: true class, columns: predicted); detectors print AP at IoU 0.5 and 0.50:0.95.
@@ -66,12 +67,13 @@ struct PredictCommand: ParsableCommand {
         discussion: """
         Inputs depend on the model's task: images for image classifiers and object
         detectors, pose clip files (CSV/JSON) for action classifiers, a single-pose CSV for
-        hand-pose classifiers.
+        hand-pose classifiers (labels optional; a clip file's frames are poses too).
 
         Examples:
           coach predict models/fruit.h5 apple.jpg --top 3
           coach predict models/board.h5 frame.jpg --draw frame-boxes.png
           coach predict models/throws.h5 clip.csv --json
+          coach predict models/hands.h5 poses.csv --top 2
         """)
 
     @Argument(help: "The model file (.h5).")
@@ -128,6 +130,7 @@ enum TaskCommands {
     static let handlers: [ModelTask: TaskCommandHandler.Type] = [
         .actionClassifier: ActionClassifierCommands.self,
         .imageClassifier: ImageClassifierTaskCommands.self,
+        .handPoseClassifier: HandPoseClassifierCommands.self,
     ]
 
     static func handler(for task: ModelTask) -> TaskCommandHandler.Type? { handlers[task] }

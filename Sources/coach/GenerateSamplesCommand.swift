@@ -15,6 +15,8 @@ struct GenerateSamplesCommand: ParsableCommand {
                        CSV/JSON clips plus Create ML annotation CSVs (train/ and test/)
           hand-poses   21-joint hands (open, fist, one, peace, background) with chirality,
                        as single-pose CSV tables (train.csv, test.csv)
+          hand-actions 21-joint hand clips (wave, grab, swipe, background) with
+                       chirality, a folder per class (train/<label>/, test/<label>/)
           sports-gear  rendered photos of a ball, cone, bean bag or disc on varied grounds,
                        as labeled image folders (train/<label>/, test/<label>/ JPEGs)
 
@@ -27,6 +29,7 @@ struct GenerateSamplesCommand: ParsableCommand {
     enum Sample: String, CaseIterable, ExpressibleByArgument {
         case throws_ = "throws"
         case handPoses = "hand-poses"
+        case handActions = "hand-actions"
         case sportsGear = "sports-gear"
     }
 
@@ -54,6 +57,12 @@ struct GenerateSamplesCommand: ParsableCommand {
                         into: root.appendingPathComponent("hand-poses"), trainingSamplesPerClass: 200,
                         testSamplesPerClass: 50, seed: seed &+ 1)
                     Console.print("hand-poses: \(train.file.path), \(test.file.path)")
+                case .handActions:
+                    let (train, test) = try HandActionDatasetGenerator().generateSplits(
+                        into: root.appendingPathComponent("hand-actions"), trainingClipsPerClass: 40,
+                        testClipsPerClass: 15, seed: seed &+ 3)
+                    Console.print("hand-actions: \(train.clipFiles.count) training clips in \(train.root.path), "
+                                  + "\(test.clipFiles.count) test clips in \(test.root.path)")
                 case .sportsGear:
                     let summary = try SportsGearImageGenerator().generate(
                         into: root.appendingPathComponent("sports-gear"), trainingPerClass: 40, testPerClass: 15, seed: seed &+ 2)

@@ -24,22 +24,34 @@ public struct SinglePoseSet: Hashable, Sendable {
 
     /// Reads a single-pose CSV (`label,[chirality,]<joint>_x,<joint>_y,…`, one row per pose).
     /// - Throws: `PoseDataError` listing every problem with its line.
-    public static func read(_ file: URL, options: PoseReadingOptions = PoseReadingOptions()) throws -> SinglePoseSet {
+    /// With `requiringLabels` false, a file without a `label` column is accepted (for prediction)
+    /// and every pose's label is empty.
+    public static func read(_ file: URL, options: PoseReadingOptions = PoseReadingOptions(),
+                            requiringLabels: Bool = true) throws -> SinglePoseSet {
         var log = PoseProblemLog()
-        let set = read(file, options: options, log: &log)
+        let set = read(file, options: options, requiringLabels: requiringLabels, log: &log)
         try log.throwIfAny()
         guard let set else { throw PoseDataError(problems: [PoseDataProblem(file: file.path, message: "could not be read")]) }
         return set
     }
 
-    static func read(_ file: URL, options: PoseReadingOptions, log: inout PoseProblemLog) -> SinglePoseSet? {
+    static func read(_ file: URL, options: PoseReadingOptions, requiringLabels: Bool = true,
+                     log: inout PoseProblemLog) -> SinglePoseSet? {
         guard let table = CSVTable.read(file, log: &log) else { return nil }
+        return read(table, options: options, requiringLabels: requiringLabels, log: &log)
+    }
+
+    static func read(_ table: CSVTable, options: PoseReadingOptions, requiringLabels: Bool = true,
+                     log: inout PoseProblemLog) -> SinglePoseSet? {
+        let file = table.file
         let layout = PoseColumnLayout.make(for: table, allowed: [.label, .chirality], log: &log)
-        guard table.header.contains(where: { $0.lowercased() == "label" }) else {
+        let hasLabels = table.header.contains(where: { $0.lowercased() == "label" })
+        if requiringLabels && !hasLabels {
             log.add(file, line: table.headerLine, "has no 'label' column: expected 'label' and then <joint>_x, <joint>_y columns")
             return nil
         }
-        guard let layout, let labelColumn = layout.metadata[.label] else { return nil }
+        guard let layout else { return nil }
+        let labelColumn = layout.metadata[.label]
         guard !table.records.isEmpty else {
             log.add(file, line: table.headerLine, "has a header but no rows: expected one row per pose after the header")
             return nil
@@ -47,8 +59,8 @@ public struct SinglePoseSet: Hashable, Sendable {
         var poses: [SinglePose] = []
         poses.reserveCapacity(table.records.count)
         for record in table.records {
-            let label = trimmingSpaces(record.fields[labelColumn])
-            if label.isEmpty { log.add(file, line: record.line, "column 'label' is empty: expected the pose's class label") }
+            let label = labelColumn.map { trimmingSpaces(record.fields[$0]) } ?? ""
+            if labelColumn != nil, label.isEmpty { log.add(file, line: record.line, "column 'label' is empty: expected the pose's class label") }
             var chirality: Chirality? = nil
             if let column = layout.metadata[.chirality] {
                 chirality = Chirality(text: record.fields[column])

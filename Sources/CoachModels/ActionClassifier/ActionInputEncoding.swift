@@ -10,7 +10,9 @@ import CoachTensor
 /// camera distance and position in the image thus drop out, while the motion within the window
 /// stays. Undetected joints and padding frames are zero in every channel, whatever the centre.
 /// The result is [N, T, J, K] with channels x, y, [z,] confidence, then (with `includesVelocity`)
-/// the frame-to-frame change dx, dy, [dz] of joints detected in both frames.
+/// the frame-to-frame change dx, dy, [dz] of joints detected in both frames, then (with
+/// `chirality` `.input`) the hand as two channels left, right. With `.mirrorLeftHands`, windows of
+/// a left hand are mirrored (x negated after centring; hand joints have no left/right pairs).
 public struct ActionInputEncoding: Codable, Equatable, Hashable, Sendable {
     /// How positions are normalised per window.
     public enum Normalization: String, Codable, Hashable, Sendable {
@@ -34,15 +36,33 @@ public struct ActionInputEncoding: Codable, Equatable, Hashable, Sendable {
     public var includesVelocity: Bool
     /// The per-window normalisation.
     public var normalization: Normalization
+    /// How the window's chirality (hand) is used; `.ignore` (the default) for body poses.
+    public var chirality: ChiralityHandling
 
     /// An encoding of `windowLength` × `jointCount` windows.
     public init(windowLength: Int, jointCount: Int, includesDepth: Bool, includesVelocity: Bool = true,
-                normalization: Normalization? = nil) {
+                normalization: Normalization? = nil, chirality: ChiralityHandling = .ignore) {
         self.windowLength = windowLength
         self.jointCount = jointCount
         self.includesDepth = includesDepth
         self.includesVelocity = includesVelocity
         self.normalization = normalization ?? ActionInputEncoding.defaultNormalization(jointCount: jointCount)
+        self.chirality = chirality
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case windowLength, jointCount, includesDepth, includesVelocity, normalization, chirality
+    }
+
+    /// Decodes an encoding; `chirality` defaults to `.ignore` (files written before it existed).
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        windowLength = try container.decode(Int.self, forKey: .windowLength)
+        jointCount = try container.decode(Int.self, forKey: .jointCount)
+        includesDepth = try container.decode(Bool.self, forKey: .includesDepth)
+        includesVelocity = try container.decode(Bool.self, forKey: .includesVelocity)
+        normalization = try container.decode(Normalization.self, forKey: .normalization)
+        chirality = try container.decodeIfPresent(ChiralityHandling.self, forKey: .chirality) ?? .ignore
     }
 
     /// Size normalisation for two or more joints; centring only for a single joint.
@@ -56,6 +76,7 @@ public struct ActionInputEncoding: Codable, Equatable, Hashable, Sendable {
     /// The encoded channels K, in tensor order.
     public var channelNames: [String] {
         keypointChannels + (includesVelocity ? (includesDepth ? ["dx", "dy", "dz"] : ["dx", "dy"]) : [])
+            + chirality.channelNames
     }
 
     /// The number of encoded channels K.
@@ -98,18 +119,25 @@ public struct ActionInputEncoding: Codable, Equatable, Hashable, Sendable {
         let k = channelCount, j = jointCount, hasDepth = includesDepth
         let depth = hasDepth ? window.z : nil
         let confidenceChannel = hasDepth ? 3 : 2
+        let sign = chirality.horizontalSign(for: window.chirality)
+        let hand = chirality.channelValues(for: window.chirality)
+        let handChannel = confidenceChannel + 1 + (includesVelocity ? (hasDepth ? 3 : 2) : 0)
         for i in 0..<out.count { out[i] = 0 }
         for t in 0..<windowLength {
             for joint in 0..<j {
                 let source = t * j + joint
                 guard window.confidence[source] > 0 else { continue }
                 let base = source * k
-                let x = (window.x[source] - centre.x) * inverse
+                let x = sign * (window.x[source] - centre.x) * inverse
                 let y = (window.y[source] - centre.y) * inverse
                 out[base] = x
                 out[base + 1] = y
                 if hasDepth { out[base + 2] = ((depth?[source] ?? 0) - centre.z) * inverse }
                 out[base + confidenceChannel] = window.confidence[source]
+                if chirality == .input {
+                    out[base + handChannel] = hand.left
+                    out[base + handChannel + 1] = hand.right
+                }
                 if includesVelocity, t > 0, window.confidence[source - j] > 0 {
                     let previous = base - j * k
                     let velocity = confidenceChannel + 1

@@ -134,7 +134,8 @@ public struct ActionClassifierTrainer {
 
         let backgroundLabel = PoseClasses.backgroundLabel(among: labels)
         let encoding = ActionInputEncoding(windowLength: config.windowLength, jointCount: dataset.jointSet.count,
-                                           includesDepth: dataset.hasDepth, includesVelocity: config.includesVelocity)
+                                           includesDepth: dataset.hasDepth, includesVelocity: config.includesVelocity,
+                                           chirality: config.chirality)
         let architecture = config.networkArchitecture(for: dataset.jointSet)
         let model = ActionClassifierModel(labels: labels, jointSet: dataset.jointSet, frameRate: config.frameRate,
                                           encoding: encoding, architecture: architecture, backgroundLabel: backgroundLabel,
@@ -325,16 +326,7 @@ public struct ActionClassifierTrainer {
     /// Throws when a checkpoint does not belong to this run.
     static func check(_ record: ActionClassifierCheckpoint.Record, path: String, configuration: ActionClassifierTrainingConfiguration,
                       fingerprint: String, labels: [String]) throws {
-        if record.configuration != configuration {
-            let old = record.configuration.metadata, new = configuration.metadata
-            let changed = Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }.sorted()
-            throw ActionTrainingError.checkpointMismatch(path: path, reason: "it was made with different options (\(changed.joined(separator: ", ")))")
-        }
-        if record.dataFingerprint != fingerprint || record.labels != labels {
-            throw ActionTrainingError.checkpointMismatch(path: path, reason: "it was made from different data")
-        }
-        if record.history.count != record.completedIterations {
-            throw ActionTrainingError.checkpointMismatch(path: path, reason: "its history is inconsistent")
-        }
+        try ActionClassifierCheckpoint.check(record, path: path, configuration: configuration, fingerprint: fingerprint,
+                                             labels: labels)
     }
 }

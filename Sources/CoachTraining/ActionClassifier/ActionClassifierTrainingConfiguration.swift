@@ -59,6 +59,9 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
     public var separableTemporalConvolution: Bool? = nil
     /// Whether frame-to-frame velocities are fed to the network beside positions.
     public var includesVelocity: Bool = true
+    /// How the windows' chirality is used (`.ignore` by default: a mirrored motion may be another
+    /// class, as clockwise and counter-clockwise circles are).
+    public var chirality: ChiralityHandling = .ignore
     /// Frames between evaluation windows (nil: a quarter window).
     public var evaluationStride: Int? = nil
     /// The seed every random choice flows from.
@@ -146,6 +149,7 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
             "minimumIterations": .number(Double(effectiveMinimumIterations)),
             "architecture": .string(architecture?.rawValue ?? "automatic"),
             "includesVelocity": .bool(includesVelocity),
+            "chirality": .string(chirality.rawValue),
             "seed": .string(String(seed)),
         ]
         if let channels { values["channels"] = .array(channels.map { .number(Double($0)) }) }

@@ -1,0 +1,171 @@
+import CoachData
+import CoachNN
+import Foundation
+
+/// A trained (or freshly initialised) hand-pose classifier: labels, joint set, input encoding
+/// and network — everything needed to turn single hand poses into class probabilities.
+///
+/// Training, evaluation and `CoachRuntime.HandPoseClassifier` all go through
+/// `probabilities(for:)` / `logits(for:tape:)`, so poses are always encoded the same way. Poses
+/// are one-frame `PoseWindow`s (`PoseWindow(keypoints:hasDepth:chirality:)`).
+public final class HandPoseClassifierModel {
+    /// Class labels in output order.
+    public let labels: [String]
+    /// The joints the model expects, in tensor order.
+    public let jointSet: JointSet
+    /// How poses become the network's input.
+    public let encoding: HandPoseInputEncoding
+    /// The network's shape.
+    public let architecture: HandPoseClassifierArchitecture
+    /// The class treated as background during training, if any.
+    public let backgroundLabel: String?
+    /// The network.
+    public let network: HandPoseClassifierNetwork
+
+    /// A freshly initialised model for `labels` over `jointSet`.
+    public init(labels: [String], jointSet: JointSet, encoding: HandPoseInputEncoding,
+                architecture: HandPoseClassifierArchitecture, backgroundLabel: String? = nil,
+                generator: inout SeededGenerator) {
+        precondition(encoding.jointCount == jointSet.count, "the encoding's joints must match the joint set")
+        self.labels = labels
+        self.jointSet = jointSet
+        self.encoding = encoding
+        self.architecture = architecture
+        self.backgroundLabel = backgroundLabel
+        network = HandPoseClassifierNetwork(architecture: architecture, skeleton: SkeletonGraph(jointSet: jointSet),
+                                            inputChannels: encoding.channelCount, classCount: labels.count,
+                                            generator: &generator)
+    }
+
+    /// The specification stored in the model file.
+    public var specification: HandPoseClassifierSpecification {
+        HandPoseClassifierSpecification(architecture: architecture, encoding: encoding, jointSetKind: jointSet.kind,
+                                        backgroundLabel: backgroundLabel)
+    }
+
+    /// The model's input description for the model file (a single pose: no window or frame rate).
+    public var inputSpecification: InputSpecification {
+        InputSpecification(pose: PoseInputSpecification(jointNames: jointSet.names, keypointOrigin: .topLeft,
+                                                        keypointChannels: encoding.keypointChannels))
+    }
+
+    // MARK: - Poses
+
+    /// `keypoints` given in `source`'s joint order as a one-frame window in the model's joint
+    /// order, z dropped when the model does not use it.
+    /// - Throws: `ActionClassifierError.jointsDoNotMatch` when the joint names differ,
+    ///   `.depthMissing` when the model needs z the pose lacks (`sourceName` names the pose).
+    public func pose(_ keypoints: [Keypoint?], jointSet source: JointSet, hasDepth: Bool, chirality: Chirality?,
+                     sourceName: String) throws -> PoseWindow {
+        let indices = jointSet.names.map { source.index(of: $0) }
+        guard source.count == jointSet.count, !indices.contains(where: { $0 == nil }) else {
+            let given = Set(source.names), expected = Set(jointSet.names)
+            throw ActionClassifierError.jointsDoNotMatch(source: sourceName, missing: jointSet.names.filter { !given.contains($0) },
+                                                         unknown: source.names.filter { !expected.contains($0) })
+        }
+        if encoding.includesDepth && !hasDepth { throw ActionClassifierError.depthMissing(source: sourceName) }
+        let ordered = indices.map { index -> Keypoint? in
+            guard let index, index < keypoints.count, var point = keypoints[index] else { return nil }
+            if !encoding.includesDepth { point.z = nil }
+            return point
+        }
+        return PoseWindow(keypoints: ordered, hasDepth: encoding.includesDepth, chirality: chirality)
+    }
+
+    /// The poses of `set` as one-frame windows in the model's joint order (see `pose(_:jointSet:hasDepth:chirality:sourceName:)`).
+    public func poses(of set: SinglePoseSet) throws -> [PoseWindow] {
+        try set.poses.map { pose in
+            try self.pose(pose.keypoints, jointSet: set.jointSet, hasDepth: set.hasDepth, chirality: pose.chirality,
+                          sourceName: pose.source.description)
+        }
+    }
+
+    // MARK: - Prediction
+
+    /// Logits [N, classes] for one-frame `poses` on `tape` (training or inference mode).
+    public func logits(for poses: [PoseWindow], tape: Tape) -> Variable {
+        network(tape.constant(encoding.encode(poses)))
+    }
+
+    /// Class probabilities for each one-frame pose (inference mode), in `labels` order;
+    /// `batchSize` poses are run together.
+    public func probabilities(for poses: [PoseWindow], batchSize: Int = 256) -> [[Float]] {
+        var result: [[Float]] = []
+        result.reserveCapacity(poses.count)
+        var start = 0
+        while start < poses.count {
+            let batch = Array(poses[start..<min(start + max(batchSize, 1), poses.count)])
+            let tape = Tape(mode: .inference, recordsGradients: false)
+            let probabilities = logits(for: batch, tape: tape).value.softmax(axis: -1)
+            let c = labels.count
+            probabilities.withUnsafeBufferPointer { p in
+                for n in 0..<batch.count { result.append(Array(p[(n * c)..<((n + 1) * c)])) }
+            }
+            start += batch.count
+        }
+        return result
+    }
+
+    // MARK: - Model files
+
+    /// The model as a model file: metadata (task `hand-pose-classifier`, labels, pose input, the
+    /// specification under `extra.handPoseClassifier`, plus `training`, `metrics` and `extra`) and weights.
+    public func modelFile(name: String? = nil, training: [String: JSONValue] = [:], metrics: [String: Double] = [:],
+                          extra: [String: JSONValue] = [:]) throws -> ModelFile {
+        var allExtra = extra
+        allExtra[HandPoseClassifierSpecification.metadataKey] = try JSONValue(encoding: specification)
+        let metadata = ModelMetadata(task: .handPoseClassifier, name: name, classLabels: labels, input: inputSpecification,
+                                     training: training, metrics: metrics, extra: allExtra)
+        return ModelFile(metadata: metadata, tensors: network.stateDictionary)
+    }
+
+    /// Rebuilds a model from a model file, checking task, input, specification and every weight's
+    /// name and shape. Throws `ModelFileError` naming the file and the JSON path or tensor at fault.
+    public convenience init(file: ModelFile) throws {
+        let metadata = file.metadata
+        let path = file.sourcePath
+        let key = HandPoseClassifierSpecification.metadataKey
+        func problem(_ jsonPath: String, _ reason: String) -> ModelFileError {
+            ModelFileError.malformedMetadata(path: path, jsonPath: jsonPath, reason: reason)
+        }
+        guard metadata.task == .handPoseClassifier else {
+            throw problem("$.task", "expected '\(ModelTask.handPoseClassifier)', found '\(metadata.task)': this is not a hand-pose classifier")
+        }
+        guard let pose = metadata.input?.pose else { throw problem("$.input.pose", "missing: a hand-pose classifier needs a pose input") }
+        guard let jointSet = JointSet(names: pose.jointNames) else {
+            throw problem("$.input.pose.jointNames", "expected distinct, non-empty joint names")
+        }
+        guard !metadata.classLabels.isEmpty else { throw problem("$.classLabels", "expected at least one class label") }
+        let specification: HandPoseClassifierSpecification
+        do {
+            guard let decoded = try metadata.extraValue(key, as: HandPoseClassifierSpecification.self) else {
+                throw problem("$.extra.\(key)", "missing: the network and encoding are not described")
+            }
+            specification = decoded
+        } catch ModelFileError.malformedMetadata(_, let jsonPath, let reason) {
+            throw problem(jsonPath, reason)
+        }
+        let encoding = specification.encoding
+        guard encoding.jointCount == jointSet.count, encoding.keypointChannels == pose.keypointChannels,
+              encoding.anchorJoint.map({ $0 >= 0 && $0 < jointSet.count }) ?? true,
+              encoding.palmJoints.allSatisfy({ $0 >= 0 && $0 < jointSet.count }) else {
+            throw problem("$.extra.\(key).encoding",
+                          "\(encoding.jointCount) joints with channels \(encoding.keypointChannels) do not match the input (\(jointSet.count) joints, \(pose.keypointChannels))")
+        }
+        let architecture = specification.architecture
+        guard !architecture.hiddenSizes.isEmpty, architecture.hiddenSizes.allSatisfy({ $0 > 0 }),
+              architecture.dropout >= 0, architecture.dropout < 1 else {
+            throw problem("$.extra.\(key).architecture", "not a valid network shape (hidden sizes must be positive, dropout in 0..<1)")
+        }
+        var generator = SeededGenerator(seed: 0)
+        self.init(labels: metadata.classLabels, jointSet: jointSet, encoding: encoding, architecture: architecture,
+                  backgroundLabel: specification.backgroundLabel, generator: &generator)
+        try file.checkTensors(network.namedParameters.reduce(into: [:]) { $0[$1.name] = $1.parameter.value.shape })
+        try network.load(file.tensors)
+    }
+
+    /// Reads a model file and rebuilds the model (see `init(file:)`).
+    public convenience init(contentsOf url: URL) throws {
+        try self.init(file: try ModelFile.read(from: url))
+    }
+}

@@ -1,0 +1,143 @@
+import ArgumentParser
+import CoachData
+import CoachModels
+import CoachTraining
+import Foundation
+
+/// The options of `coach train action-classifier` and `coach train hand-action-classifier`, and
+/// the training they run.
+struct ActionTrainingOptions: ParsableArguments {
+    @Option(help: "Labeled pose data: a folder per class, or a table CSV with 'sequence' and 'label' columns.")
+    var data: String?
+
+    @Option(help: "A Create ML action annotation file (CSV or JSON) naming clips, labels and segments.")
+    var annotations: String?
+
+    @Option(help: "Where to write the model file (.h5).")
+    var output: String
+
+    @Option(help: "Frames per window the model classifies (Create ML's prediction window).")
+    var predictionWindow: Int = 45
+
+    @Option(help: "Frames per second: clips are resampled to it, and files without a 'time' column are read at it.")
+    var frameRate: Double = 30
+
+    @Option(help: "Origin of the files' coordinates: top-left (default) or bottom-left (Vision's).")
+    var keypointOrigin: String = KeypointOrigin.topLeft.rawValue
+
+    @Option(help: "Augmentations, comma-separated: flip, rotate, translate, scale, jitter, interpolate, drop; 'all' or 'none'.")
+    var augment: String = "none"
+
+    @Option(help: "The most passes over the training windows (early stopping may end sooner).")
+    var maxIterations: Int = ActionClassifierTrainingConfiguration().maximumIterations
+
+    @Option(help: "Windows per gradient step.")
+    var batchSize: Int = ActionClassifierTrainingConfiguration().batchSize
+
+    @Option(help: "AdamW's peak learning rate.")
+    var learningRate: Float = ActionClassifierTrainingConfiguration().learningRate
+
+    @Option(help: "Fraction of each class held out for validation and early stopping (0 turns both off).")
+    var validationFraction: Double = ActionClassifierTrainingConfiguration().validationFraction
+
+    @Option(help: "Iterations without a better validation score before stopping.")
+    var patience: Int = ActionClassifierTrainingConfiguration().earlyStoppingPatience
+
+    @Option(help: "Network: auto (graph for body18/hand21, temporal for custom joints), graph-convolution (ST-GCN) or temporal-convolution.")
+    var architecture: String = "auto"
+
+    @Option(help: "How the hand (chirality) of hand clips is used: ignore (default), mirror (left hands mirrored to right), or input.")
+    var chirality: String = ChiralityHandling.ignore.rawValue
+
+    @Option(help: "The seed every random choice flows from.")
+    var seed: UInt64 = 0
+
+    @Flag(help: "Continue an interrupted run from OUTPUT's checkpoint (same data and options).")
+    var resume = false
+
+    @Flag(help: "Print only the report, warnings and the result (no progress lines).")
+    var quiet = false
+
+    func validate() throws {
+        if (data == nil) == (annotations == nil) {
+            throw ValidationError("give the labeled data with exactly one of --data DIR|TABLE.csv or --annotations FILE")
+        }
+        if predictionWindow < 1 { throw ValidationError("--prediction-window must be at least 1 frame") }
+        if !(frameRate > 0) || !frameRate.isFinite { throw ValidationError("--frame-rate must be a positive number") }
+        if KeypointOrigin(rawValue: keypointOrigin) == nil {
+            throw ValidationError("--keypoint-origin must be top-left or bottom-left, not '\(keypointOrigin)'")
+        }
+        let parsed = PoseAugmentation.parseList(augment)
+        if !parsed.unknown.isEmpty {
+            throw ValidationError("unknown augmentation\(parsed.unknown.count == 1 ? "" : "s") \(parsed.unknown.map { "'\($0)'" }.joined(separator: ", ")) in --augment; choose from \(PoseAugmentation.allCases.map(\.rawValue).joined(separator: ", ")), all, none")
+        }
+        if architecture != "auto" && ActionClassifierArchitecture.Kind(rawValue: architecture) == nil {
+            throw ValidationError("--architecture must be auto, \(ActionClassifierArchitecture.Kind.allCases.map(\.rawValue).joined(separator: " or ")), not '\(architecture)'")
+        }
+        if ChiralityHandling(name: chirality) == nil {
+            throw ValidationError("--chirality must be ignore, mirror or input, not '\(chirality)'")
+        }
+        if output.isEmpty { throw ValidationError("--output must name a file") }
+    }
+
+    /// Loads the data, prints the report, trains and writes the model; with `handJointsOnly`, the
+    /// data must be hand poses (hand21, or custom joints that are all hand21 names).
+    func train(handJointsOnly: Bool) throws {
+        var configuration = ActionClassifierTrainingConfiguration()
+        configuration.windowLength = predictionWindow
+        configuration.frameRate = frameRate
+        configuration.augmentations = PoseAugmentation.parseList(augment).augmentations
+        configuration.maximumIterations = maxIterations
+        configuration.batchSize = batchSize
+        configuration.learningRate = learningRate
+        configuration.validationFraction = validationFraction
+        configuration.earlyStoppingPatience = patience
+        configuration.architecture = ActionClassifierArchitecture.Kind(rawValue: architecture)
+        configuration.chirality = ChiralityHandling(name: chirality) ?? .ignore
+        configuration.seed = seed
+        let trainer = try ActionClassifierTrainer(configuration: configuration, observer: Console.observer(quiet: quiet))
+
+        let options = PoseReadingOptions(frameRate: frameRate, keypointOrigin: KeypointOrigin(rawValue: keypointOrigin) ?? .topLeft)
+        let source = URL(fileURLWithPath: data ?? annotations ?? "")
+        let dataset = data != nil ? try PoseDataset.load(source, options: options)
+                                  : try PoseDataset.loadAnnotations(source, options: options)
+        if handJointsOnly { try ActionTrainingOptions.checkHandJoints(dataset.jointSet, source: source) }
+        let summary = ActionDatasetSummary(dataset: dataset, sampler: trainer.sampler)
+        ActionClassifierReport.printSummary(summary, ignoredFiles: dataset.ignoredFiles.count)
+        let hands = dataset.clips.map(\.sequence.chirality)
+        if hands.contains(where: { $0 != nil }) {
+            let left = hands.filter { $0 == .left }.count, right = hands.filter { $0 == .right }.count
+            Console.note("hands: \(left) left, \(right) right, \(hands.count - left - right) unknown clip\(hands.count - left - right == 1 ? "" : "s")")
+        }
+        let network = configuration.networkArchitecture(for: dataset.jointSet)
+        Console.note("network: \(network.kind.rawValue) (blocks of \(network.channels.map(String.init).joined(separator: ", ")) channels)\(configuration.architecture == nil ? ", chosen for \(dataset.jointSet.kind == .custom ? "custom joints" : dataset.jointSet.kind.rawValue)" : "")\(handJointsOnly || configuration.chirality != .ignore ? "; chirality: \(configuration.chirality.rawValue)" : "")")
+
+        let outputURL = URL(fileURLWithPath: output)
+        try FileManager.default.createDirectory(at: outputURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let checkpoint = ActionClassifierTrainer.checkpointURL(for: outputURL)
+        let result = try trainer.train(on: dataset, checkpoint: checkpoint, resume: resume)
+        let file = try result.modelFile(name: outputURL.deletingPathExtension().lastPathComponent)
+        try file.write(to: outputURL)
+        try? FileManager.default.removeItem(at: checkpoint)
+
+        var line = "wrote \(output): \(result.model.labels.count) classes, \(file.parameterCount) parameters, \(result.history.count) iteration\(result.history.count == 1 ? "" : "s")"
+        if let accuracy = result.metrics["validation.accuracy"] {
+            line += ", validation accuracy \(Console.percent(accuracy)) on \(result.validationExampleCount) examples"
+            if let best = result.bestIteration { line += " (iteration \(best))" }
+        } else if let accuracy = result.metrics["training.accuracy"] {
+            line += ", training accuracy \(Console.percent(accuracy))"
+        }
+        Console.print(line)
+    }
+
+    /// Throws unless `jointSet` is `hand21` or a custom set of hand21 joint names (e.g. `indexTip`
+    /// alone): the hand-action classifier is for hands; other joints belong to `action-classifier`.
+    static func checkHandJoints(_ jointSet: JointSet, source: URL) throws {
+        if jointSet.kind == .hand21 { return }
+        let handNames = Set(JointSet.hand21.names)
+        let foreign = jointSet.names.filter { !handNames.contains($0) }
+        guard !foreign.isEmpty else { return }
+        let what = jointSet.kind == .body18 ? "body poses (body18)" : "joints that are not hand joints (\(foreign.joined(separator: ", ")))"
+        throw CLIError("\(source.path): has \(what): a hand-action classifier expects Vision's 21 hand joints (\(JointSet.hand21.names.prefix(4).joined(separator: ", ")), …) or some of them; train other joints with `coach train action-classifier`")
+    }
+}

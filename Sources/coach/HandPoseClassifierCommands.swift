@@ -1,0 +1,83 @@
+import ArgumentParser
+import CoachData
+import CoachModels
+import CoachRuntime
+import CoachTraining
+import Foundation
+
+/// `coach evaluate` and `coach predict` for hand-pose classifiers.
+enum HandPoseClassifierCommands: TaskCommandHandler {
+    /// Reading options from the shared pose flags.
+    static func readingOptions(frameRate: Double?, keypointOrigin: String?) throws -> PoseReadingOptions {
+        var origin = KeypointOrigin.topLeft
+        if let keypointOrigin {
+            guard let parsed = KeypointOrigin(rawValue: keypointOrigin) else {
+                throw ValidationError("--keypoint-origin must be top-left or bottom-left, not '\(keypointOrigin)'")
+            }
+            origin = parsed
+        }
+        if let frameRate, !(frameRate > 0) || !frameRate.isFinite { throw ValidationError("--frame-rate must be a positive number") }
+        return PoseReadingOptions(frameRate: frameRate ?? 30, keypointOrigin: origin)
+    }
+
+    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
+        guard (data.data == nil) != (data.annotations == nil), let path = data.data ?? data.annotations else {
+            throw ValidationError("\(modelPath) is a hand-pose classifier: give the labeled poses with --data TABLE.csv|DIR (or clips with --annotations FILE)")
+        }
+        let model = try HandPoseClassifierModel(contentsOf: URL(fileURLWithPath: modelPath))
+        let options = try readingOptions(frameRate: data.frameRate, keypointOrigin: data.keypointOrigin)
+        let set = data.data != nil ? try SinglePoseSet.load(URL(fileURLWithPath: path), options: options)
+            : SinglePoseSet.flattening(try PoseDataset.loadAnnotations(URL(fileURLWithPath: path), options: options))
+        let evaluation = try HandPoseClassifierEvaluation.evaluate(model, on: set, observer: Console.observer(quiet: json))
+        if json {
+            try Console.printJSON(evaluation)
+        } else {
+            Console.print("\(modelPath) on \(path):")
+            Console.print(MetricsTable.render(evaluation.metrics))
+        }
+    }
+
+    /// One pose's prediction, as `--json` prints it.
+    struct PosePrediction: Encodable {
+        var source: String
+        var chirality: String?
+        var label: String
+        var confidence: Double
+        var probabilities: [String: Double]
+    }
+
+    /// One file's predictions, as `--json` prints them.
+    struct FilePredictions: Encodable {
+        var file: String
+        var poses: [PosePrediction]
+    }
+
+    static func predict(modelPath: String, options: PredictCommand) throws {
+        let classifier = try HandPoseClassifier(contentsOf: URL(fileURLWithPath: modelPath))
+        let reading = try readingOptions(frameRate: options.frameRate, keypointOrigin: options.keypointOrigin)
+        var results: [FilePredictions] = []
+        for input in options.inputs {
+            let set = try SinglePoseSet.readPoses(URL(fileURLWithPath: input), options: reading)
+            let predictions = try classifier.predictions(for: set)
+            let poses = zip(set.poses, predictions).map { pose, prediction in
+                PosePrediction(source: pose.source.description, chirality: pose.chirality?.rawValue, label: prediction.label,
+                               confidence: Double(prediction.confidence),
+                               probabilities: Dictionary(uniqueKeysWithValues: prediction.probabilities.map { ($0.label, Double($0.probability)) }))
+            }
+            results.append(FilePredictions(file: input, poses: poses))
+            if !options.json {
+                Console.print("\(input): \(poses.count) pose\(poses.count == 1 ? "" : "s")")
+                let threshold = options.confidenceThreshold ?? 0
+                for (pose, prediction) in zip(set.poses, predictions) {
+                    let place = pose.source.line.map { "line \($0)" } ?? "pose"
+                    let label = Double(prediction.confidence) >= threshold ? prediction.label : "(below threshold: \(prediction.label))"
+                    let others = prediction.probabilities.sorted { $0.probability > $1.probability }.prefix(options.top)
+                        .map { "\($0.label) \(String(format: "%.3f", $0.probability))" }.joined(separator: ", ")
+                    let hand = pose.chirality.map { " \($0.rawValue)" } ?? ""
+                    Console.print("  \(MetricsTable.pad(place + hand, 16, left: false))  \(label)  \(String(format: "%.3f", prediction.confidence))   [\(others)]")
+                }
+            }
+        }
+        if options.json { try Console.printJSON(results) }
+    }
+}
