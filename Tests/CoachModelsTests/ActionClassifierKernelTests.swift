@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The action classifier's fused kernels against numerical gradients and CoachNN's own layers.
+/// The fused kernels (batch norm, temporal convolutions) against numerical gradients and primitive-op references.
 final class ActionClassifierKernelTests: XCTestCase {
     func random(_ shape: [Int], seed: UInt64, scale: Float = 1) -> Tensor {
         var generator = SeededGenerator(seed: seed)
@@ -15,7 +15,7 @@ final class ActionClassifierKernelTests: XCTestCase {
         let x = random([3, 4, 2, 5], seed: 1)
         let gamma = random([5], seed: 2), beta = random([5], seed: 3)
         // Forward against CoachNN.BatchNorm (training and, after the same update, inference).
-        let reference = BatchNorm(featureCount: 5)
+        let reference = CompositeBatchNorm(featureCount: 5)
         reference.scale.value = gamma
         reference.offset.value = beta
         let mean = Parameter(Tensor.zeros([5]), kind: .buffer), variance = Parameter(Tensor.ones([5]), kind: .buffer)
@@ -50,7 +50,7 @@ final class ActionClassifierKernelTests: XCTestCase {
         XCTAssertEqual(run(true).scalars, run(false).scalars.map { max($0, 0) })
     }
 
-    /// The vectorised paths (channels a multiple of 8) against CoachNN's batch norm, forward and backward.
+    /// The vectorised paths (channels a multiple of 8) against batch norm written with primitive ops.
     func testBatchNormalizationGradientsMatchCoachNNForWideChannels() {
         // The last two are large enough to run in parallel row chunks.
         for (shape, relu) in [([4, 6, 3, 16], false), ([4, 6, 3, 16], true), ([4, 6, 3, 24], true), ([4, 6, 3, 7], true),
@@ -58,7 +58,7 @@ final class ActionClassifierKernelTests: XCTestCase {
             let channels = shape[3]
             let x = random(shape, seed: UInt64(channels)), upstream = random(shape, seed: 77)
             let gamma = random([channels], seed: 5), beta = random([channels], seed: 6)
-            let reference = BatchNorm(featureCount: channels)
+            let reference = CompositeBatchNorm(featureCount: channels)
             reference.scale.value = gamma
             reference.offset.value = beta
             let referenceTape = Tape(mode: .training)

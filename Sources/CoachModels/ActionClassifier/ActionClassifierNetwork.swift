@@ -14,7 +14,7 @@ public final class ActionClassifierNetwork: Module {
     public let inputChannels: Int
     /// The number of classes.
     public let classCount: Int
-    let inputNorm: FusedBatchNorm
+    let inputNorm: BatchNorm
     let blocks: [Module]
     let classifier: Linear
     private let dropout: Dropout
@@ -26,7 +26,7 @@ public final class ActionClassifierNetwork: Module {
         self.jointCount = graph.jointCount
         self.inputChannels = inputChannels
         self.classCount = classCount
-        inputNorm = FusedBatchNorm(featureCount: graph.jointCount * inputChannels)
+        inputNorm = BatchNorm(featureCount: graph.jointCount * inputChannels)
         var blocks: [Module] = []
         switch architecture.kind {
         case .graphConvolution:
@@ -86,13 +86,13 @@ final class GraphConvolutionBlock: Module {
     /// The learned adjacency [P, J, J], initialised from the skeleton's normalised partitions.
     let adjacency: Parameter
     let spatial: Linear
-    let spatialNorm: FusedBatchNorm
+    let spatialNorm: BatchNorm
     let temporal: TemporalConvolution?
     let temporalDepthwise: DepthwiseTemporalConvolution?
     let temporalPointwise: Linear?
-    let temporalNorm: FusedBatchNorm
+    let temporalNorm: BatchNorm
     let residual: TemporalConvolution?
-    let residualNorm: FusedBatchNorm?
+    let residualNorm: BatchNorm?
     let dropout: Dropout
     let stride: Int
 
@@ -102,7 +102,7 @@ final class GraphConvolutionBlock: Module {
         let p = partitions.shape[0]
         spatial = Linear(inputSize: p * inputChannels, outputSize: outputChannels, initializer: .heNormal,
                          generator: &generator)
-        spatialNorm = FusedBatchNorm(featureCount: outputChannels, relu: true)
+        spatialNorm = BatchNorm(featureCount: outputChannels, relu: true)
         if separable {
             temporal = nil
             temporalDepthwise = DepthwiseTemporalConvolution(kernelSize: temporalKernelSize, channels: outputChannels,
@@ -115,11 +115,11 @@ final class GraphConvolutionBlock: Module {
             temporalDepthwise = nil
             temporalPointwise = nil
         }
-        temporalNorm = FusedBatchNorm(featureCount: outputChannels)
+        temporalNorm = BatchNorm(featureCount: outputChannels)
         if inputChannels != outputChannels || stride != 1 {
             residual = TemporalConvolution(kernelSize: 1, inputChannels: inputChannels, outputChannels: outputChannels,
                                            stride: stride, generator: &generator)
-            residualNorm = FusedBatchNorm(featureCount: outputChannels)
+            residualNorm = BatchNorm(featureCount: outputChannels)
         } else {
             residual = nil
             residualNorm = nil
@@ -168,25 +168,25 @@ final class GraphConvolutionBlock: Module {
 /// block's stride) with batch norm, ReLU after the first, dropout, a residual connection and ReLU.
 final class TemporalConvolutionBlock: Module {
     let first: TemporalConvolution
-    let firstNorm: FusedBatchNorm
+    let firstNorm: BatchNorm
     let second: TemporalConvolution
-    let secondNorm: FusedBatchNorm
+    let secondNorm: BatchNorm
     let residual: TemporalConvolution?
-    let residualNorm: FusedBatchNorm?
+    let residualNorm: BatchNorm?
     let dropout: Dropout
 
     init(inputChannels: Int, outputChannels: Int, stride: Int, kernelSize: Int, dropout rate: Float,
          generator: inout SeededGenerator) {
         first = TemporalConvolution(kernelSize: kernelSize, inputChannels: inputChannels, outputChannels: outputChannels,
                                     stride: stride, generator: &generator)
-        firstNorm = FusedBatchNorm(featureCount: outputChannels, relu: true)
+        firstNorm = BatchNorm(featureCount: outputChannels, relu: true)
         second = TemporalConvolution(kernelSize: kernelSize, inputChannels: outputChannels, outputChannels: outputChannels,
                                      generator: &generator)
-        secondNorm = FusedBatchNorm(featureCount: outputChannels)
+        secondNorm = BatchNorm(featureCount: outputChannels)
         if inputChannels != outputChannels || stride != 1 {
             residual = TemporalConvolution(kernelSize: 1, inputChannels: inputChannels, outputChannels: outputChannels,
                                            stride: stride, generator: &generator)
-            residualNorm = FusedBatchNorm(featureCount: outputChannels)
+            residualNorm = BatchNorm(featureCount: outputChannels)
         } else {
             residual = nil
             residualNorm = nil

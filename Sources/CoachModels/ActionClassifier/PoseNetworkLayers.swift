@@ -1,37 +1,5 @@
 import CoachNN
 
-/// Batch normalisation over the last axis with an optional fused ReLU (the fused
-/// `Variable.batchNormalized` kernel); parameters as `CoachNN.BatchNorm` names them.
-final class FusedBatchNorm: Module {
-    let scale: Parameter
-    let offset: Parameter
-    let runningMean: Parameter
-    let runningVariance: Parameter
-    let momentum: Float
-    let epsilon: Float
-    let relu: Bool
-
-    init(featureCount: Int, relu: Bool = false, momentum: Float = 0.1, epsilon: Float = 1e-3) {
-        scale = Parameter(Tensor.ones([featureCount]))
-        offset = Parameter(Tensor.zeros([featureCount]))
-        runningMean = Parameter(Tensor.zeros([featureCount]), kind: .buffer)
-        runningVariance = Parameter(Tensor.ones([featureCount]), kind: .buffer)
-        self.momentum = momentum
-        self.epsilon = epsilon
-        self.relu = relu
-    }
-
-    var localParameters: [(String, Parameter)] {
-        [("scale", scale), ("offset", offset), ("runningMean", runningMean), ("runningVariance", runningVariance)]
-    }
-
-    func callAsFunction(_ x: Variable) -> Variable {
-        Variable.batchNormalized(x, scale: x.tape.variable(for: scale), offset: x.tape.variable(for: offset),
-                                 runningMean: runningMean, runningVariance: runningVariance, momentum: momentum,
-                                 epsilon: epsilon, relu: relu)
-    }
-}
-
 /// A convolution over time of [N, T, J, C] with weight [k, Cin, Cout], SAME padding and a
 /// temporal stride (the one-GEMM `Variable.temporalConvolution` kernel); no bias (a batch norm follows).
 final class TemporalConvolution: Module {

@@ -1,98 +1,9 @@
 import CoachNN
 
-/// Fused kernels the action classifier's network runs on every step: batch normalisation with an
-/// optional ReLU in one pass (instead of a dozen elementwise ops), and a convolution over time
-/// done as one GEMM for the whole batch. Each backward sits beside its forward; both have
-/// numerical gradient checks in the tests.
+/// Fused kernels of the pose networks: a convolution over time done as one GEMM for the
+/// whole batch, and its depthwise variant. Each backward sits beside its forward; both
+/// have numerical gradient checks in the tests.
 extension Variable {
-    /// Batch normalisation over every axis but the last (channels), then ReLU when `relu`.
-    ///
-    /// In training mode it normalises with the batch's mean and (biased) variance and moves the
-    /// running statistics towards the batch's (`momentum`; unbiased variance, as PyTorch and
-    /// `CoachNN.BatchNorm` do); in inference mode it uses the running statistics.
-    public static func batchNormalized(_ x: Variable, scale: Variable, offset: Variable, runningMean: Parameter,
-                                       runningVariance: Parameter, momentum: Float, epsilon: Float, relu: Bool) -> Variable {
-        let c = x.shape[x.rank - 1]
-        let rows = x.value.count / Swift.max(c, 1)
-        let input = x.value, gamma = scale.value.scalars, beta = offset.value.scalars
-        if x.tape.mode == .inference {
-            let runningMeanValues = runningMean.value.scalars, runningVarianceValues = runningVariance.value.scalars
-            var a = [Float](repeating: 0, count: c), b = [Float](repeating: 0, count: c)
-            for k in 0..<c {
-                a[k] = gamma[k] / (runningVarianceValues[k] + epsilon).squareRoot()
-                b[k] = beta[k] - runningMeanValues[k] * a[k]
-            }
-            let y = Tensor(shape: input.shape) { out in
-                input.withUnsafeBufferPointer { px in
-                    a.withUnsafeBufferPointer { pa in
-                        b.withUnsafeBufferPointer { pb in
-                            PoseKernels.affine(px.baseAddress!, pa.baseAddress!, pb.baseAddress!, out.baseAddress!,
-                                               rows: rows, channels: c, relu: relu)
-                        }
-                    }
-                }
-            }
-            return x.tape.record(y, inputs: [x, scale, offset]) { g in
-                // Inference-mode gradients (rarely needed): the statistics are constants.
-                var normalized = [Float](repeating: 0, count: input.count)
-                input.withUnsafeBufferPointer { px in
-                    for r in 0..<rows {
-                        for k in 0..<c {
-                            let scaleK = a[k] / (gamma[k] == 0 ? 1 : gamma[k])
-                            normalized[r * c + k] = (px[r * c + k] - runningMeanValues[k]) * scaleK
-                        }
-                    }
-                }
-                return PoseKernels.normalizationGradients(g, output: y, normalized: normalized, gamma: gamma,
-                                                          inverseDeviation: a.enumerated().map { $1 / (gamma[$0] == 0 ? 1 : gamma[$0]) },
-                                                          rows: rows, channels: c, relu: relu, batchStatistics: false)
-            }
-        }
-
-        // Training: batch statistics (two passes; chunk partials combined in double precision).
-        let (mean, variance) = input.withUnsafeBufferPointer { px in
-            PoseKernels.channelMoments(px.baseAddress!, rows: rows, channels: c)
-        }
-        let inverse = variance.map { Float(1 / ($0 + Double(epsilon)).squareRoot()) }
-        let meanF = mean.map { Float($0) }
-        // normalized = (x − μ)·σ⁻¹ = x·σ⁻¹ − μ·σ⁻¹; y = normalized·γ + β.
-        let shift = (0..<c).map { -meanF[$0] * inverse[$0] }
-        var normalized = [Float](repeating: 0, count: input.count)
-        input.withUnsafeBufferPointer { px in
-            inverse.withUnsafeBufferPointer { pi in
-                shift.withUnsafeBufferPointer { ps in
-                    normalized.withUnsafeMutableBufferPointer { pn in
-                        PoseKernels.affine(px.baseAddress!, pi.baseAddress!, ps.baseAddress!, pn.baseAddress!,
-                                           rows: rows, channels: c, relu: false)
-                    }
-                }
-            }
-        }
-        let y = Tensor(shape: input.shape) { out in
-            normalized.withUnsafeBufferPointer { pn in
-                gamma.withUnsafeBufferPointer { pg in
-                    beta.withUnsafeBufferPointer { pb in
-                        PoseKernels.affine(pn.baseAddress!, pg.baseAddress!, pb.baseAddress!, out.baseAddress!,
-                                           rows: rows, channels: c, relu: relu)
-                    }
-                }
-            }
-        }
-        let unbiased = Double(rows) / Double(Swift.max(rows - 1, 1))
-        var newMean = runningMean.value.scalars, newVariance = runningVariance.value.scalars
-        for k in 0..<c {
-            let batchVariance = Float(variance[k] * unbiased)
-            newMean[k] = newMean[k] * (1 - momentum) + meanF[k] * momentum
-            newVariance[k] = newVariance[k] * (1 - momentum) + batchVariance * momentum
-        }
-        runningMean.value = Tensor(shape: [c], scalars: newMean)
-        runningVariance.value = Tensor(shape: [c], scalars: newVariance)
-        return x.tape.record(y, inputs: [x, scale, offset]) { g in
-            PoseKernels.normalizationGradients(g, output: y, normalized: normalized, gamma: gamma, inverseDeviation: inverse,
-                                               rows: rows, channels: c, relu: relu, batchStatistics: true)
-        }
-    }
-
     /// A convolution over time of [N, T, J, C] (each joint's channels convolved along T) with a
     /// filter [k, C, Cout], TensorFlow SAME padding and temporal `stride`: [N, ⌈T/stride⌉, J, Cout].
     ///
@@ -172,21 +83,21 @@ extension Variable {
         let outT = (t + s - 1) / s
         let padBefore = Swift.max((outT - 1) * s + k - t, 0) / 2
         // Chunks of whole sequences, fixed by the shape (not the thread count), for determinism.
-        let chunks = Swift.min(n, PoseKernels.chunkCount(rows: n * t * j, channels: c))
+        let chunks = Swift.min(n, ChannelKernels.chunkCount(rows: n * t * j, channels: c))
         let y = Tensor(shape: [n, outT, j, c]) { out in
             for i in 0..<out.count { out[i] = 0 }
             let po = out.baseAddress!
             input.withUnsafeBufferPointer { px in
                 weights.withUnsafeBufferPointer { pw in
                     let x0 = px.baseAddress!, w0 = pw.baseAddress!
-                    PoseKernels.forEachChunk(rows: n, chunks: chunks) { _, first, count in
+                    ChannelKernels.forEachChunk(rows: n, chunks: chunks) { _, first, count in
                         for b in first..<(first + count) {
                             for to in 0..<outT {
                                 for d in 0..<k {
                                     let ti = to * s + d - padBefore
                                     guard ti >= 0 && ti < t else { continue }
                                     for joint in 0..<j {
-                                        PoseKernels.multiplyAccumulate(x0 + ((b * t + ti) * j + joint) * c, w0 + d * c,
+                                        ChannelKernels.multiplyAccumulate(x0 + ((b * t + ti) * j + joint) * c, w0 + d * c,
                                                                        into: po + ((b * outT + to) * j + joint) * c, count: c)
                                     }
                                 }
@@ -206,7 +117,7 @@ extension Variable {
                             weights.withUnsafeBufferPointer { pw in
                                 let gx0 = pgx.baseAddress!, part0 = ppart.baseAddress!, g0 = pg.baseAddress!
                                 let x0 = px.baseAddress!, w0 = pw.baseAddress!
-                                PoseKernels.forEachChunk(rows: n, chunks: chunks) { chunk, first, count in
+                                ChannelKernels.forEachChunk(rows: n, chunks: chunks) { chunk, first, count in
                                     let gw = part0 + chunk * k * c
                                     for b in first..<(first + count) {
                                         for to in 0..<outT {
@@ -216,8 +127,8 @@ extension Variable {
                                                 for joint in 0..<j {
                                                     let go = g0 + ((b * outT + to) * j + joint) * c
                                                     let offset = ((b * t + ti) * j + joint) * c
-                                                    PoseKernels.multiplyAccumulate(go, w0 + d * c, into: gx0 + offset, count: c)
-                                                    PoseKernels.multiplyAccumulate(go, x0 + offset, into: gw + d * c, count: c)
+                                                    ChannelKernels.multiplyAccumulate(go, w0 + d * c, into: gx0 + offset, count: c)
+                                                    ChannelKernels.multiplyAccumulate(go, x0 + offset, into: gw + d * c, count: c)
                                                 }
                                             }
                                         }

@@ -53,19 +53,19 @@ public final class HandPoseClassifierNetwork: Module {
 /// Batch norm of the flattened pose, then hidden layers (linear, batch norm with ReLU, dropout),
 /// then a linear classifier.
 final class HandPosePerceptron: Module {
-    let inputNorm: FusedBatchNorm
+    let inputNorm: BatchNorm
     let hidden: [Linear]
-    let hiddenNorms: [FusedBatchNorm]
+    let hiddenNorms: [BatchNorm]
     let classifier: Linear
     let dropout: Dropout
 
     init(inputSize: Int, hiddenSizes: [Int], dropout rate: Float, classCount: Int, generator: inout SeededGenerator) {
-        inputNorm = FusedBatchNorm(featureCount: inputSize)
-        var layers: [Linear] = [], norms: [FusedBatchNorm] = []
+        inputNorm = BatchNorm(featureCount: inputSize)
+        var layers: [Linear] = [], norms: [BatchNorm] = []
         var width = inputSize
         for size in hiddenSizes {
             layers.append(Linear(inputSize: width, outputSize: size, useBias: false, initializer: .heNormal, generator: &generator))
-            norms.append(FusedBatchNorm(featureCount: size, relu: true))
+            norms.append(BatchNorm(featureCount: size, relu: true))
             width = size
         }
         hidden = layers

@@ -1,8 +1,9 @@
-/// Batch normalisation over the last (channel) axis.
+/// Batch normalisation over the last (channel) axis, optionally followed by a fused ReLU.
 ///
 /// In training mode it normalises with the batch's statistics and updates the running
-/// mean and variance (exponential average with `momentum`); in inference mode it uses
-/// the running statistics.
+/// mean and variance (exponential average with `momentum`; unbiased variance, as PyTorch
+/// does); in inference mode it uses the running statistics. Runs as one fused op
+/// (`Variable.batchNormalized`).
 public final class BatchNorm: Module {
     /// γ [C].
     public let scale: Parameter
@@ -14,15 +15,18 @@ public final class BatchNorm: Module {
     public let runningVariance: Parameter
     public let momentum: Float
     public let epsilon: Float
+    /// Whether a ReLU is applied to the output in the same pass.
+    public let relu: Bool
 
     /// A batch norm over `featureCount` channels.
-    public init(featureCount: Int, momentum: Float = 0.1, epsilon: Float = 1e-3) {
+    public init(featureCount: Int, relu: Bool = false, momentum: Float = 0.1, epsilon: Float = 1e-3) {
         scale = Parameter(Tensor.ones([featureCount]))
         offset = Parameter(Tensor.zeros([featureCount]))
         runningMean = Parameter(Tensor.zeros([featureCount]), kind: .buffer)
         runningVariance = Parameter(Tensor.ones([featureCount]), kind: .buffer)
         self.momentum = momentum
         self.epsilon = epsilon
+        self.relu = relu
     }
 
     public var localParameters: [(String, Parameter)] {
@@ -30,24 +34,9 @@ public final class BatchNorm: Module {
     }
 
     public func callAsFunction(_ x: Variable) -> Variable {
-        let tape = x.tape
-        let gamma = tape.variable(for: scale), beta = tape.variable(for: offset)
-        let axes = Array(0..<(x.rank - 1))
-        if tape.mode == .inference {
-            let inv = (runningVariance.value + epsilon).sqrt().map { 1 / $0 }
-            let shift = -(runningMean.value * inv)
-            return (x * inv + shift) * gamma + beta
-        }
-        let mean = x.mean(alongAxes: axes)
-        let centred = x - mean
-        let variance = centred.squared().mean(alongAxes: axes)
-        let normalised = centred / (variance + epsilon).sqrt()
-        // Update running statistics (unbiased variance, as PyTorch does).
-        let n = Float(x.value.count / Swift.max(x.shape.last ?? 1, 1))
-        let unbiased = variance.value * (n / Swift.max(n - 1, 1))
-        runningMean.value = runningMean.value * (1 - momentum) + mean.value * momentum
-        runningVariance.value = runningVariance.value * (1 - momentum) + unbiased * momentum
-        return normalised * gamma + beta
+        Variable.batchNormalized(x, scale: x.tape.variable(for: scale), offset: x.tape.variable(for: offset),
+                                 runningMean: runningMean, runningVariance: runningVariance, momentum: momentum,
+                                 epsilon: epsilon, relu: relu)
     }
 }
 

@@ -1,16 +1,17 @@
-/// Pointer-level loops behind the fused kernels.
+/// Pointer-level loops over [rows, channels] buffers behind the fused kernels (batch norm,
+/// temporal convolution).
 ///
 /// Large tensors are split into a fixed number of row chunks run across `ComputeThreads`;
 /// per-chunk partial sums are combined in chunk order, so results do not depend on the number
 /// of threads.
-enum PoseKernels {
+public enum ChannelKernels {
     /// How many row chunks a [rows, channels] pass is split into (1 for small tensors).
-    static func chunkCount(rows: Int, channels: Int) -> Int {
+    public static func chunkCount(rows: Int, channels: Int) -> Int {
         rows * channels < 32_768 || rows < 64 ? 1 : 8
     }
 
     /// Runs `body(first, count)` over `chunks` contiguous row ranges of `rows`, in parallel.
-    static func forEachChunk(rows: Int, chunks: Int, _ body: (Int, Int, Int) -> Void) {
+    public static func forEachChunk(rows: Int, chunks: Int, _ body: (Int, Int, Int) -> Void) {
         parallelFor(chunks, minimumWork: 2) { k in
             let lower = k * rows / chunks, upper = (k + 1) * rows / chunks
             body(k, lower, upper - lower)
@@ -18,7 +19,7 @@ enum PoseKernels {
     }
 
     /// out[r, k] = x[r, k]·a[k] + b[k] (then ReLU when `relu`), in parallel chunks.
-    static func affine(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
+    public static func affine(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
                        _ out: UnsafeMutablePointer<Float>, rows: Int, channels c: Int, relu: Bool) {
         forEachChunk(rows: rows, chunks: chunkCount(rows: rows, channels: c)) { _, first, count in
             affineSerial(x + first * c, a, b, out + first * c, rows: count, channels: c, relu: relu)
@@ -26,7 +27,7 @@ enum PoseKernels {
     }
 
     /// out[r, k] += x[r, k]·a[k], in parallel chunks.
-    static func multiplyAdd(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+    public static func multiplyAdd(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
                             rows: Int, channels c: Int) {
         forEachChunk(rows: rows, chunks: chunkCount(rows: rows, channels: c)) { _, first, count in
             multiplyAddSerial(x + first * c, a, into: out + first * c, rows: count, channels: c)
@@ -34,7 +35,7 @@ enum PoseKernels {
     }
 
     /// sum[k] = Σ_r a[r, k]; productSum[k] = Σ_r a[r, k]·b[r, k] — chunk partials added in order.
-    static func channelSums(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, rows: Int, channels c: Int,
+    public static func channelSums(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, rows: Int, channels c: Int,
                             sum: UnsafeMutablePointer<Float>, productSum: UnsafeMutablePointer<Float>) {
         let chunks = chunkCount(rows: rows, channels: c)
         var partial = [Float](repeating: 0, count: 2 * chunks * c)
@@ -54,7 +55,7 @@ enum PoseKernels {
     }
 
     /// Per-channel mean and (biased) variance of x [rows, c], two passes, chunk partials in order.
-    static func channelMoments(_ x: UnsafePointer<Float>, rows: Int, channels c: Int) -> (mean: [Double], variance: [Double]) {
+    public static func channelMoments(_ x: UnsafePointer<Float>, rows: Int, channels c: Int) -> (mean: [Double], variance: [Double]) {
         let chunks = chunkCount(rows: rows, channels: c)
         var partial = [Double](repeating: 0, count: chunks * c)
         var mean = [Double](repeating: 0, count: c), variance = [Double](repeating: 0, count: c)
@@ -88,7 +89,7 @@ enum PoseKernels {
 
     /// out[i] += x[i] for i in 0..<count.
     @inline(__always)
-    static func multiplyAccumulateOnes(_ x: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int) {
+    public static func multiplyAccumulateOnes(_ x: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int) {
         var i = 0
         while i + 8 <= count {
             let v = UnsafeRawPointer(out + i).loadUnaligned(as: SIMD8<Float>.self) + UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self)
@@ -100,7 +101,7 @@ enum PoseKernels {
 
     /// out[i] += (x[i] − m[i])² for i in 0..<count.
     @inline(__always)
-    static func squaredDeviationAccumulate(_ x: UnsafePointer<Float>, _ m: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+    public static func squaredDeviationAccumulate(_ x: UnsafePointer<Float>, _ m: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
                                            count: Int) {
         var i = 0
         while i + 8 <= count {
@@ -113,7 +114,7 @@ enum PoseKernels {
     }
 
     /// out[r, k] = x[r, k]·a[k] + b[k] (then ReLU when `relu`).
-    static func affineSerial(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
+    public static func affineSerial(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
                              _ out: UnsafeMutablePointer<Float>, rows: Int, channels c: Int, relu: Bool) {
         if c % 8 == 0 {
             let zero = SIMD8<Float>(repeating: 0)
@@ -144,7 +145,7 @@ enum PoseKernels {
     /// Gradients of y = ReLU?(n·γ + β) with n the normalised input: for batch statistics
     /// dx = γ·σ⁻¹·(ĝ − mean(ĝ) − n·mean(ĝ·n)); for fixed statistics dx = γ·σ⁻¹·ĝ; ĝ is g masked
     /// by the ReLU. Returns [dx, dγ, dβ].
-    static func normalizationGradients(_ g: Tensor, output y: Tensor, normalized: [Float], gamma: [Float],
+    public static func normalizationGradients(_ g: Tensor, output y: Tensor, normalized: [Float], gamma: [Float],
                                        inverseDeviation: [Float], rows: Int, channels c: Int, relu: Bool,
                                        batchStatistics: Bool) -> [Tensor?] {
         let count = rows * c
@@ -163,7 +164,7 @@ enum PoseKernels {
             normalized.withUnsafeBufferPointer { pn in
                 gBeta.withUnsafeMutableBufferPointer { pdb in
                     gGamma.withUnsafeMutableBufferPointer { pdg in
-                        PoseKernels.channelSums(pm.baseAddress!, pn.baseAddress!, rows: rows, channels: c,
+                        ChannelKernels.channelSums(pm.baseAddress!, pn.baseAddress!, rows: rows, channels: c,
                                                 sum: pdb.baseAddress!, productSum: pdg.baseAddress!)
                     }
                 }
@@ -180,9 +181,9 @@ enum PoseKernels {
                     factor.withUnsafeBufferPointer { pf in
                         shift.withUnsafeBufferPointer { ps in
                             slope.withUnsafeBufferPointer { pl in
-                                PoseKernels.affine(pm.baseAddress!, pf.baseAddress!, ps.baseAddress!, out.baseAddress!,
+                                ChannelKernels.affine(pm.baseAddress!, pf.baseAddress!, ps.baseAddress!, out.baseAddress!,
                                                    rows: rows, channels: c, relu: false)
-                                PoseKernels.multiplyAdd(pn.baseAddress!, pl.baseAddress!, into: out.baseAddress!,
+                                ChannelKernels.multiplyAdd(pn.baseAddress!, pl.baseAddress!, into: out.baseAddress!,
                                                         rows: rows, channels: c)
                             }
                         }
@@ -194,7 +195,7 @@ enum PoseKernels {
     }
 
     /// sum[k] = Σ_r a[r, k]; productSum[k] = Σ_r a[r, k]·b[r, k].
-    static func channelSumsSerial(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, rows: Int, channels c: Int,
+    public static func channelSumsSerial(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, rows: Int, channels c: Int,
                                   sum: UnsafeMutablePointer<Float>, productSum: UnsafeMutablePointer<Float>) {
         if c % 8 == 0 {
             var k = 0
@@ -223,7 +224,7 @@ enum PoseKernels {
 
     /// out[i] += x[i]·y[i] for i in 0..<count (8 lanes at a time).
     @inline(__always)
-    static func multiplyAccumulate(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+    public static func multiplyAccumulate(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
                                    count: Int) {
         var i = 0
         while i + 8 <= count {
@@ -236,7 +237,7 @@ enum PoseKernels {
     }
 
     /// out[r, k] += x[r, k]·a[k].
-    static func multiplyAddSerial(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+    public static func multiplyAddSerial(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
                                   rows: Int, channels c: Int) {
         if c % 8 == 0 {
             for r in 0..<rows {

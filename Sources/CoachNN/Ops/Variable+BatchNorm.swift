@@ -1,0 +1,93 @@
+/// Batch normalisation as one fused op (instead of a dozen elementwise ones): the forward
+/// normalises and applies scale, offset and an optional ReLU in one pass; the backward
+/// sits beside it and has a numerical gradient check.
+
+extension Variable {
+    /// Batch normalisation over every axis but the last (channels), then ReLU when `relu`.
+    ///
+    /// In training mode it normalises with the batch's mean and (biased) variance and moves the
+    /// running statistics towards the batch's (`momentum`; unbiased variance, as PyTorch and
+    /// `CoachNN.BatchNorm` do); in inference mode it uses the running statistics.
+    public static func batchNormalized(_ x: Variable, scale: Variable, offset: Variable, runningMean: Parameter,
+                                       runningVariance: Parameter, momentum: Float, epsilon: Float, relu: Bool) -> Variable {
+        let c = x.shape[x.rank - 1]
+        let rows = x.value.count / Swift.max(c, 1)
+        let input = x.value, gamma = scale.value.scalars, beta = offset.value.scalars
+        if x.tape.mode == .inference {
+            let runningMeanValues = runningMean.value.scalars, runningVarianceValues = runningVariance.value.scalars
+            var a = [Float](repeating: 0, count: c), b = [Float](repeating: 0, count: c)
+            for k in 0..<c {
+                a[k] = gamma[k] / (runningVarianceValues[k] + epsilon).squareRoot()
+                b[k] = beta[k] - runningMeanValues[k] * a[k]
+            }
+            let y = Tensor(shape: input.shape) { out in
+                input.withUnsafeBufferPointer { px in
+                    a.withUnsafeBufferPointer { pa in
+                        b.withUnsafeBufferPointer { pb in
+                            ChannelKernels.affine(px.baseAddress!, pa.baseAddress!, pb.baseAddress!, out.baseAddress!,
+                                               rows: rows, channels: c, relu: relu)
+                        }
+                    }
+                }
+            }
+            return x.tape.record(y, inputs: [x, scale, offset]) { g in
+                // Inference-mode gradients (rarely needed): the statistics are constants.
+                var normalized = [Float](repeating: 0, count: input.count)
+                input.withUnsafeBufferPointer { px in
+                    for r in 0..<rows {
+                        for k in 0..<c {
+                            let scaleK = a[k] / (gamma[k] == 0 ? 1 : gamma[k])
+                            normalized[r * c + k] = (px[r * c + k] - runningMeanValues[k]) * scaleK
+                        }
+                    }
+                }
+                return ChannelKernels.normalizationGradients(g, output: y, normalized: normalized, gamma: gamma,
+                                                          inverseDeviation: a.enumerated().map { $1 / (gamma[$0] == 0 ? 1 : gamma[$0]) },
+                                                          rows: rows, channels: c, relu: relu, batchStatistics: false)
+            }
+        }
+
+        // Training: batch statistics (two passes; chunk partials combined in double precision).
+        let (mean, variance) = input.withUnsafeBufferPointer { px in
+            ChannelKernels.channelMoments(px.baseAddress!, rows: rows, channels: c)
+        }
+        let inverse = variance.map { Float(1 / ($0 + Double(epsilon)).squareRoot()) }
+        let meanF = mean.map { Float($0) }
+        // normalized = (x − μ)·σ⁻¹ = x·σ⁻¹ − μ·σ⁻¹; y = normalized·γ + β.
+        let shift = (0..<c).map { -meanF[$0] * inverse[$0] }
+        var normalized = [Float](repeating: 0, count: input.count)
+        input.withUnsafeBufferPointer { px in
+            inverse.withUnsafeBufferPointer { pi in
+                shift.withUnsafeBufferPointer { ps in
+                    normalized.withUnsafeMutableBufferPointer { pn in
+                        ChannelKernels.affine(px.baseAddress!, pi.baseAddress!, ps.baseAddress!, pn.baseAddress!,
+                                           rows: rows, channels: c, relu: false)
+                    }
+                }
+            }
+        }
+        let y = Tensor(shape: input.shape) { out in
+            normalized.withUnsafeBufferPointer { pn in
+                gamma.withUnsafeBufferPointer { pg in
+                    beta.withUnsafeBufferPointer { pb in
+                        ChannelKernels.affine(pn.baseAddress!, pg.baseAddress!, pb.baseAddress!, out.baseAddress!,
+                                           rows: rows, channels: c, relu: relu)
+                    }
+                }
+            }
+        }
+        let unbiased = Double(rows) / Double(Swift.max(rows - 1, 1))
+        var newMean = runningMean.value.scalars, newVariance = runningVariance.value.scalars
+        for k in 0..<c {
+            let batchVariance = Float(variance[k] * unbiased)
+            newMean[k] = newMean[k] * (1 - momentum) + meanF[k] * momentum
+            newVariance[k] = newVariance[k] * (1 - momentum) + batchVariance * momentum
+        }
+        runningMean.value = Tensor(shape: [c], scalars: newMean)
+        runningVariance.value = Tensor(shape: [c], scalars: newVariance)
+        return x.tape.record(y, inputs: [x, scale, offset]) { g in
+            ChannelKernels.normalizationGradients(g, output: y, normalized: normalized, gamma: gamma, inverseDeviation: inverse,
+                                               rows: rows, channels: c, relu: relu, batchStatistics: true)
+        }
+    }
+}
