@@ -14,8 +14,8 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone.")
-    var only: String = "tensor,backbone"
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, detector, detector-quick.")
+    var only: String = "tensor,backbone,detector"
 
     @Option(help: "The imported backbone model file.")
     var backbone: String = "models/efficientnet-lite0.h5"
@@ -50,6 +50,10 @@ struct Bench: ParsableCommand {
         if groups.contains("backbone") {
             try BackboneBenchmarks.run(backbonePath: backbone, pthPath: pth, peerPython: peerPython, sharedPath: shared,
                                        threadCounts: threadCounts, batches: [1, 16], seconds: seconds)
+        }
+        if groups.contains("detector") || groups.contains("detector-quick") {
+            try DetectorBenchmarks.run(backbonePath: backbone, sharedPath: shared, threads: threadCounts.max() ?? 1,
+                                       full: groups.contains("detector"))
         }
     }
 }

@@ -125,7 +125,9 @@ protocol TaskCommandHandler {
 
 /// The registry of task handlers (one file per task adds itself here).
 enum TaskCommands {
-    static let handlers: [ModelTask: TaskCommandHandler.Type] = [:]
+    static let handlers: [ModelTask: TaskCommandHandler.Type] = [
+        .objectDetector: ObjectDetectorCommands.self,
+    ]
 
     static func handler(for task: ModelTask) -> TaskCommandHandler.Type? { handlers[task] }
 

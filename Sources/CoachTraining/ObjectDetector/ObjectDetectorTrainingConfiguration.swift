@@ -1,0 +1,87 @@
+import CoachModels
+import Foundation
+
+/// How boxes are coded by the head being trained.
+public enum DetectorBoxCodingChoice: String, Codable, Equatable, Sendable, CaseIterable {
+    /// One slot per cell, boxes centred near the cell (FCOS-style centre sampling).
+    case anchorFree = "anchor-free"
+    /// YOLOv2-style anchors from k-means on the training boxes.
+    case anchors
+}
+
+/// Everything that decides an object-detector training run (recorded in the model file).
+public struct ObjectDetectorTrainingConfiguration: Codable, Equatable, Sendable {
+    /// The input side in pixels (square, a multiple of 32; Create ML's default 416).
+    public var inputSize: Int
+    /// Training iterations (batches); nil picks `automaticIterations(viewCount:)`.
+    public var maximumIterations: Int?
+    /// Views per batch.
+    public var batchSize: Int
+    /// Augmentation names (see CoachData's `Augmentation`), applied to every view but the first.
+    public var augmentations: [String]
+    /// Views per training image whose backbone maps are cached: the original plus
+    /// `viewsPerImage − 1` augmented ones.
+    public var viewsPerImage: Int
+    /// The seed every random choice derives from.
+    public var seed: UInt64
+    /// The head's box coding.
+    public var boxCoding: DetectorBoxCodingChoice
+    /// Anchors for `.anchors` (k-means on the training boxes).
+    public var anchorCount: Int
+    /// Output stride (16: grid ⌈size/16⌉; 32: Create ML's 13 × 13 at 416).
+    public var stride: Int
+    /// Channels inside the head.
+    public var headWidth: Int
+    /// Residual blocks in the head.
+    public var headBlocks: Int
+    /// Peak learning rate of AdamW (linear warm-up over the first 5 %, then cosine decay to 2 %).
+    public var learningRate: Double
+    /// AdamW's decoupled weight decay.
+    public var weightDecay: Double
+
+    /// The augmentations used by default: the ones that keep a board a board.
+    public static let defaultAugmentations = ["flip", "crop", "translate", "exposure", "contrast", "saturation", "blur", "noise"]
+
+    /// A configuration; the defaults are Coach's recommended settings.
+    public init(inputSize: Int = DetectorConfiguration.defaultInputSize, maximumIterations: Int? = nil,
+                batchSize: Int = 16, augmentations: [String] = ObjectDetectorTrainingConfiguration.defaultAugmentations,
+                viewsPerImage: Int = 8, seed: UInt64 = 0, boxCoding: DetectorBoxCodingChoice = .anchorFree,
+                anchorCount: Int = 5, stride: Int = 16, headWidth: Int = 96, headBlocks: Int = 2,
+                learningRate: Double = 2e-3, weightDecay: Double = 5e-4) {
+        self.inputSize = inputSize
+        self.maximumIterations = maximumIterations
+        self.batchSize = batchSize
+        self.augmentations = augmentations
+        self.viewsPerImage = viewsPerImage
+        self.seed = seed
+        self.boxCoding = boxCoding
+        self.anchorCount = anchorCount
+        self.stride = stride
+        self.headWidth = headWidth
+        self.headBlocks = headBlocks
+        self.learningRate = learningRate
+        self.weightDecay = weightDecay
+    }
+
+    /// Iterations when none are given: about 24 passes over the cached views, at least
+    /// 300 and at most 3000 (so small datasets still converge and large ones stay bounded).
+    public func automaticIterations(viewCount: Int) -> Int {
+        min(3000, max(300, (24 * viewCount + batchSize - 1) / max(1, batchSize)))
+    }
+
+    /// Every reason the configuration cannot be used, empty when it can.
+    public var problems: [String] {
+        var result: [String] = []
+        if inputSize < 64 || inputSize > 2048 || inputSize % 32 != 0 {
+            result.append("--input-size \(inputSize) must be a multiple of 32 between 64 and 2048")
+        }
+        if let m = maximumIterations, m < 1 { result.append("--max-iterations must be at least 1") }
+        if batchSize < 1 || batchSize > 256 { result.append("--batch-size \(batchSize) must be within 1…256") }
+        if viewsPerImage < 1 || viewsPerImage > 64 { result.append("views per image \(viewsPerImage) must be within 1…64") }
+        if stride != 16 && stride != 32 { result.append("stride \(stride) must be 16 or 32") }
+        if boxCoding == .anchors && (anchorCount < 1 || anchorCount > 16) { result.append("anchor count must be within 1…16") }
+        if headWidth < 8 || headBlocks < 0 { result.append("head width must be ≥ 8 and blocks ≥ 0") }
+        if !(learningRate > 0) { result.append("learning rate must be positive") }
+        return result
+    }
+}
