@@ -29,6 +29,15 @@ struct Bench: ParsableCommand {
     @Option(help: "The shared folder (datasets, references, peer scripts).")
     var shared: String = ProcessInfo.processInfo.environment["COACH_SHARED"] ?? "../shared"
 
+    @Option(help: "Head configurations for the detector-experiments group (see DetectorExperiments).")
+    var detectorConfigs: String = "coding=anchors,stride=32;coding=anchors,stride=16;coding=anchor-free,stride=16"
+
+    @Option(help: "Views per image for the detector-experiments group.")
+    var detectorViews: Int = 8
+
+    @Option(help: "Split seed for the detector-experiments group.")
+    var detectorSeed: UInt64 = 0
+
     @Option(help: "Seconds per measurement.")
     var seconds: Double = 5
 
@@ -50,6 +59,10 @@ struct Bench: ParsableCommand {
         if groups.contains("backbone") {
             try BackboneBenchmarks.run(backbonePath: backbone, pthPath: pth, peerPython: peerPython, sharedPath: shared,
                                        threadCounts: threadCounts, batches: [1, 16], seconds: seconds)
+        }
+        if groups.contains("detector-experiments") {
+            try DetectorExperiments.run(backbonePath: backbone, sharedPath: shared, configs: detectorConfigs, views: detectorViews,
+                                        inputSize: 416, seed: detectorSeed)
         }
         if groups.contains("detector") || groups.contains("detector-quick") {
             try DetectorBenchmarks.run(backbonePath: backbone, sharedPath: shared, threads: threadCounts.max() ?? 1,

@@ -18,7 +18,10 @@ enum DetectorBenchmarks {
             return
         }
         let dataset = try DetectionDataset.load(from: annotations)
-        let configuration = DetectorConfiguration(classCount: dataset.labels.count)
+        // The default head: stride 16, five anchors (here fixed, in training from k-means).
+        let anchors = [AnchorSize(width: 35, height: 25), AnchorSize(width: 43, height: 36), AnchorSize(width: 46, height: 46),
+                       AnchorSize(width: 58, height: 57), AnchorSize(width: 179, height: 338)]
+        let configuration = DetectorConfiguration(stride: 16, anchors: anchors, classCount: dataset.labels.count)
         let extractor = DetectorFeatureExtractor(backbone: backbone.network, configuration: configuration)
         let first = dataset.images[0]
         let image = try ImageDecoder.decode(contentsOf: first.url, options: extractor.decodingOptions).image
@@ -74,7 +77,7 @@ enum DetectorBenchmarks {
             }
             print("  expand \(ms(expand)) · forward \(ms(forward)) · loss \(ms(lossTime)) · forward+loss+backward \(ms(backward))")
         }
-        print("head training iteration (batch 16, grid 26×26, width 96): \(ms(iteration)) (\(format(16 / iteration, 0)) views/s)")
+        print("head training iteration (batch 16, grid 26×26, 5 anchors, width 96): \(ms(iteration)) (\(format(16 / iteration, 0)) views/s)")
 
         guard full else { return }
         // Full training on a seeded 80 % of the cornhole photos, default recipe.

@@ -86,6 +86,14 @@ final class ObjectDetectorModelTests: XCTestCase {
         let wide = BoundingBox(minX: 20, minY: 36, maxX: 48, maxY: 44)  // 28×8, centre (34, 40) → cell (2, 2)
         let slots = SlotAssignment.assign(DetectionTarget(boxes: [wide], classIndices: [0]), configuration: anchored)
         XCTAssertEqual(slots.enumerated().filter { $0.element == 0 }.map(\.offset), [(2 * 4 + 2) * 2 + 1])
+        // Three wide boxes centred in the same cell choose smallest first: the first takes the
+        // wide anchor, the second the remaining one, the largest finds no free slot.
+        let wider = BoundingBox(minX: 18, minY: 35, maxX: 50, maxY: 45)
+        let shared = SlotAssignment.assign(DetectionTarget(boxes: [wider, wide, wide], classIndices: [0, 1, 1]),
+                                           configuration: anchored)
+        XCTAssertEqual(shared[(2 * 4 + 2) * 2 + 1], 1)
+        XCTAssertEqual(shared[(2 * 4 + 2) * 2], 2)
+        XCTAssertFalse(shared.contains(0))
     }
 
     func testDetectionLossGradientMatchesFiniteDifferences() {
@@ -180,6 +188,41 @@ final class ObjectDetectorModelTests: XCTestCase {
         damaged.tensors["blocks.1.norm2.scale"] = nil
         XCTAssertThrowsError(try ObjectDetectorModel(file: damaged)) { error in
             XCTAssertTrue("\(error.localizedDescription)".contains("blocks.1.norm2.scale"), error.localizedDescription)
+        }
+    }
+
+    /// The fused batch norm + swish matches CoachNN's (gradient-checked) BatchNorm followed by
+    /// swish: values, gradients for input, scale and offset, and running statistics.
+    func testFusedBatchNormMatchesTheComposedOps() {
+        var g = SeededGenerator(seed: 5)
+        let x = Tensor.randomNormal([3, 4, 5, 6], mean: 0.5, standardDeviation: 2, using: &g)
+        let weights = Tensor.randomNormal([3, 4, 5, 6], using: &g)
+        for mode in [ExecutionMode.training, .inference] {
+            for swish in [true, false] {
+                var results: [(Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)] = []
+                for fused in [true, false] {
+                    let norm = BatchNorm(featureCount: 6)
+                    var p = SeededGenerator(seed: 6)  // the same parameters for both implementations
+                    norm.scale.value = Tensor.randomUniform([6], lower: 0.5, upper: 1.5, using: &p)
+                    norm.offset.value = Tensor.randomNormal([6], using: &p)
+                    norm.runningMean.value = Tensor([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+                    norm.runningVariance.value = Tensor([1, 2, 3, 4, 5, 6])
+                    let tape = Tape(mode: mode)
+                    let input = tape.variable(x)
+                    var y = fused ? norm.fused(input, swish: swish) : norm(input)
+                    if !fused && swish { y = y.swish() }
+                    let gradients = tape.gradients(of: (y * weights).sum())
+                    results.append((y.value, gradients[input], gradients[norm.scale]!, gradients[norm.offset]!,
+                                    norm.runningMean.value, norm.runningVariance.value))
+                }
+                let (a, b) = (results[0], results[1])
+                assertClose(a.0.scalars, b.0.scalars, absolute: 1e-4, relative: 1e-4, "value \(mode) swish \(swish)")
+                assertClose(a.1.scalars, b.1.scalars, absolute: 1e-4, relative: 1e-3, "input gradient \(mode) swish \(swish)")
+                assertClose(a.2.scalars, b.2.scalars, absolute: 1e-3, relative: 1e-3, "scale gradient \(mode) swish \(swish)")
+                assertClose(a.3.scalars, b.3.scalars, absolute: 1e-3, relative: 1e-3, "offset gradient \(mode) swish \(swish)")
+                assertClose(a.4.scalars, b.4.scalars, absolute: 1e-5, relative: 1e-4, "running mean \(mode)")
+                assertClose(a.5.scalars, b.5.scalars, absolute: 1e-5, relative: 1e-4, "running variance \(mode)")
+            }
         }
     }
 

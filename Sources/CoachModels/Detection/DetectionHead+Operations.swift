@@ -55,30 +55,37 @@ extension BatchNorm {
     /// with a hand-written backward: the same maths and running-statistics update as
     /// `callAsFunction` (batch statistics and an unbiased running variance in training,
     /// running statistics in inference), without a dozen elementwise passes.
-    func fused(_ x: Variable, swish: Bool) -> Variable {
+    public func fused(_ x: Variable, swish: Bool) -> Variable {
         let tape = x.tape
         let gammaVariable = tape.variable(for: scale), betaVariable = tape.variable(for: offset)
         let channels = x.shape.last!, rows = x.value.count / max(channels, 1)
         let gamma = scale.value.scalars, beta = offset.value.scalars
         var mean = [Float](repeating: 0, count: channels), invStd = [Float](repeating: 0, count: channels)
         let input = x.value
-        if tape.mode == .training {
-            var variance = [Double](repeating: 0, count: channels), sums = [Double](repeating: 0, count: channels)
+        let training = tape.mode == .training
+        if training {
+            var sums = [Float](repeating: 0, count: channels), squares = [Float](repeating: 0, count: channels)
             input.withUnsafeBufferPointer { p in
-                for row in 0..<rows {
-                    let r = p.baseAddress! + row * channels
-                    for c in 0..<channels { sums[c] += Double(r[c]) }
+                sums.withUnsafeMutableBufferPointer { s in
+                    for row in 0..<rows {
+                        let r = p.baseAddress! + row * channels
+                        for c in 0..<channels { s[c] += r[c] }
+                    }
                 }
-                for c in 0..<channels { mean[c] = Float(sums[c] / Double(max(rows, 1))) }
-                for row in 0..<rows {
-                    let r = p.baseAddress! + row * channels
-                    for c in 0..<channels { let d = Double(r[c] - mean[c]); variance[c] += d * d }
+                for c in 0..<channels { mean[c] = sums[c] / Float(max(rows, 1)) }
+                mean.withUnsafeBufferPointer { m in
+                    squares.withUnsafeMutableBufferPointer { q in
+                        for row in 0..<rows {
+                            let r = p.baseAddress! + row * channels
+                            for c in 0..<channels { let d = r[c] - m[c]; q[c] += d * d }
+                        }
+                    }
                 }
             }
             let n = Float(rows)
             var runningMeanValues = runningMean.value.scalars, runningVarianceValues = runningVariance.value.scalars
             for c in 0..<channels {
-                let biased = Float(variance[c] / Double(max(rows, 1)))
+                let biased = squares[c] / Float(max(rows, 1))
                 invStd[c] = 1 / (biased + epsilon).squareRoot()
                 runningMeanValues[c] = runningMeanValues[c] * (1 - momentum) + mean[c] * momentum
                 runningVarianceValues[c] = runningVarianceValues[c] * (1 - momentum) + biased * (n / max(n - 1, 1)) * momentum
@@ -92,25 +99,32 @@ extension BatchNorm {
                 invStd[c] = 1 / (rv[c] + epsilon).squareRoot()
             }
         }
-        // Forward: x̂ = (x − μ)/σ, y = γ·x̂ + β, out = swish(y) or y.
+        // Forward: x̂ = (x − μ)/σ, y = γ·x̂ + β, out = swish(y) or y; x̂ is kept for the backward.
         var normalized = [Float](repeating: 0, count: input.count)
         let output = Tensor(shape: x.shape) { out in
             input.withUnsafeBufferPointer { p in
                 normalized.withUnsafeMutableBufferPointer { xh in
-                    for row in 0..<rows {
-                        let r = p.baseAddress! + row * channels, h = xh.baseAddress! + row * channels
-                        let o = out.baseAddress! + row * channels
-                        for c in 0..<channels {
-                            let v = (r[c] - mean[c]) * invStd[c]
-                            h[c] = v
-                            let y = gamma[c] * v + beta[c]
-                            o[c] = swish ? y / (1 + Foundation.exp(-y)) : y
+                    mean.withUnsafeBufferPointer { m in
+                        invStd.withUnsafeBufferPointer { v in
+                            gamma.withUnsafeBufferPointer { g in
+                                beta.withUnsafeBufferPointer { b in
+                                    for row in 0..<rows {
+                                        let r = p.baseAddress! + row * channels, h = xh.baseAddress! + row * channels
+                                        let o = out.baseAddress! + row * channels
+                                        for c in 0..<channels {
+                                            let value = (r[c] - m[c]) * v[c]
+                                            h[c] = value
+                                            o[c] = g[c] * value + b[c]
+                                        }
+                                        if swish { for c in 0..<channels { o[c] = o[c] / (1 + Foundation.exp(-o[c])) } }
+                                    }
+                                }
+                            }
                         }
                     }
                 }
             }
         }
-        let training = tape.mode == .training
         let shape = x.shape
         return tape.record(output, inputs: [x, gammaVariable, betaVariable]) { g in
             var dGamma = [Float](repeating: 0, count: channels), dBeta = [Float](repeating: 0, count: channels)
@@ -118,35 +132,55 @@ extension BatchNorm {
             g.withUnsafeBufferPointer { pg in
                 normalized.withUnsafeBufferPointer { xh in
                     dy.withUnsafeMutableBufferPointer { pd in
-                        for row in 0..<rows {
-                            let gr = pg.baseAddress! + row * channels, h = xh.baseAddress! + row * channels
-                            let d = pd.baseAddress! + row * channels
-                            for c in 0..<channels {
-                                var value = gr[c]
-                                if swish {
-                                    let y = gamma[c] * h[c] + beta[c]
-                                    let s = 1 / (1 + Foundation.exp(-y))
-                                    value *= s * (1 + y * (1 - s))
+                        gamma.withUnsafeBufferPointer { ga in
+                            beta.withUnsafeBufferPointer { be in
+                                dGamma.withUnsafeMutableBufferPointer { dg in
+                                    dBeta.withUnsafeMutableBufferPointer { db in
+                                        for row in 0..<rows {
+                                            let gr = pg.baseAddress! + row * channels, h = xh.baseAddress! + row * channels
+                                            let d = pd.baseAddress! + row * channels
+                                            if swish {
+                                                for c in 0..<channels {
+                                                    let y = ga[c] * h[c] + be[c]
+                                                    let s = 1 / (1 + Foundation.exp(-y))
+                                                    d[c] = gr[c] * s * (1 + y * (1 - s))
+                                                }
+                                            } else {
+                                                for c in 0..<channels { d[c] = gr[c] }
+                                            }
+                                            for c in 0..<channels {
+                                                db[c] += d[c]
+                                                dg[c] += d[c] * h[c]
+                                            }
+                                        }
+                                    }
                                 }
-                                d[c] = value
-                                dBeta[c] += value
-                                dGamma[c] += value * h[c]
                             }
                         }
                     }
                 }
             }
+            // dx = γ/σ · (dy − mean(dy) − x̂ · mean(dy · x̂)) in training; γ/σ · dy in inference.
+            let m = Float(max(rows, 1))
+            var a = [Float](repeating: 0, count: channels), bias = [Float](repeating: 0, count: channels)
+            var k = [Float](repeating: 0, count: channels)
+            for c in 0..<channels {
+                a[c] = gamma[c] * invStd[c]
+                bias[c] = training ? dBeta[c] / m : 0
+                k[c] = training ? dGamma[c] / m : 0
+            }
             let dx = Tensor(shape: shape) { out in
                 normalized.withUnsafeBufferPointer { xh in
                     dy.withUnsafeBufferPointer { d in
-                        let m = Float(max(rows, 1))
-                        for row in 0..<rows {
-                            let h = xh.baseAddress! + row * channels, dr = d.baseAddress! + row * channels
-                            let o = out.baseAddress! + row * channels
-                            for c in 0..<channels {
-                                o[c] = training
-                                    ? gamma[c] * invStd[c] * (dr[c] - dBeta[c] / m - h[c] * dGamma[c] / m)
-                                    : gamma[c] * invStd[c] * dr[c]
+                        a.withUnsafeBufferPointer { pa in
+                            bias.withUnsafeBufferPointer { pb in
+                                k.withUnsafeBufferPointer { pk in
+                                    for row in 0..<rows {
+                                        let h = xh.baseAddress! + row * channels, dr = d.baseAddress! + row * channels
+                                        let o = out.baseAddress! + row * channels
+                                        for c in 0..<channels { o[c] = pa[c] * (dr[c] - pb[c] - h[c] * pk[c]) }
+                                    }
+                                }
                             }
                         }
                     }

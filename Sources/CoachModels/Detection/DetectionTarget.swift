@@ -23,8 +23,10 @@ public struct DetectionTarget: Equatable, Sendable {
 ///   positive for it; the cell holding the centre always is. A cell claimed by several
 ///   boxes takes the smallest (so objects on top of larger ones keep their cells).
 /// - **anchors** (YOLOv2): each box goes to the cell holding its centre and to the anchor
-///   whose shape overlaps it best (IoU of the two sizes, centres aligned); a slot claimed
-///   twice keeps the smaller box.
+///   whose shape overlaps it best (IoU of the two sizes, centres aligned). Boxes choose in
+///   order of increasing area; when the best anchor's slot is already taken (two objects
+///   centred in one cell, e.g. a pile of bags) the box takes the best-shaped free one, and
+///   is left out only when every slot of the cell is taken.
 public enum SlotAssignment {
     /// Radius of centre sampling, in strides (FCOS's default).
     public static let centerRadius: Double = 1.5
@@ -38,16 +40,23 @@ public enum SlotAssignment {
             let current = owner[slot]
             if current < 0 || target.boxes[box].area < target.boxes[current].area { owner[slot] = box }
         }
-        for (index, box) in target.boxes.enumerated() where box.width > 0 && box.height > 0 {
+        // Anchors: smaller boxes choose first, each the best-shaped anchor still free in its cell.
+        let order = target.boxes.indices.sorted { a, b in
+            target.boxes[a].area != target.boxes[b].area ? target.boxes[a].area < target.boxes[b].area : a < b
+        }
+        for index in order {
+            let box = target.boxes[index]
+            guard box.width > 0 && box.height > 0 else { continue }
             let centerColumn = min(max(Int(box.centerX / s), 0), c.gridWidth - 1)
             let centerRow = min(max(Int(box.centerY / s), 0), c.gridHeight - 1)
             if c.usesAnchors {
-                var bestAnchor = 0, bestOverlap = -1.0
-                for (a, anchor) in c.anchors.enumerated() {
-                    let overlap = shapeIoU(box.width, box.height, anchor.width, anchor.height)
-                    if overlap > bestOverlap { bestOverlap = overlap; bestAnchor = a }
+                let cell = (centerRow * c.gridWidth + centerColumn) * slots
+                let ranked = c.anchors.indices.sorted { a, b in
+                    let oa = shapeIoU(box.width, box.height, c.anchors[a].width, c.anchors[a].height)
+                    let ob = shapeIoU(box.width, box.height, c.anchors[b].width, c.anchors[b].height)
+                    return oa != ob ? oa > ob : a < b
                 }
-                claim((centerRow * c.gridWidth + centerColumn) * slots + bestAnchor, index)
+                if let free = ranked.first(where: { owner[cell + $0] < 0 }) { owner[cell + free] = index }
                 continue
             }
             let radius = centerRadius * s

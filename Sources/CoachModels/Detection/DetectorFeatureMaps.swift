@@ -35,8 +35,7 @@ public struct CompactFloats: Sendable, Equatable {
 public struct DetectorFeatureMaps: Sendable {
     /// The stride-32 map, [H/32 · W/32, 1280] row-major.
     public var stride32: CompactFloats
-    /// The stride-16 map, [H/16 · W/16, 112] (stride-16 head) or folded 2×2 to
-    /// [H/32 · W/32, 448] (stride-32 head).
+    /// The stride-16 map, [H/16 · W/16, 112] row-major.
     public var stride16: CompactFloats
 
     /// Maps from their compact storage (shapes as described on the properties).
@@ -58,22 +57,48 @@ public struct DetectorFeatureBatch {
     /// [N · H/16 · W/16, 112] or [N · H/32 · W/32, 448].
     public var stride16: Tensor
 
-    /// The maps of `items`, expanded to float32, for `configuration`'s head.
+    /// The maps of `items`, expanded to float32, for `configuration`'s head (a stride-32
+    /// head gets the stride-16 map folded 2×2 into each stride-32 cell).
     public init(_ items: [DetectorFeatureMaps], configuration: DetectorConfiguration) {
         count = items.count
-        let cells32 = (configuration.inputHeight / 32) * (configuration.inputWidth / 32)
-        let channels16 = DetectionHead.stride16InputChannels(configuration)
-        let rows16 = configuration.stride == 16 ? cells32 * 4 : cells32
-        func stack(_ part: KeyPath<DetectorFeatureMaps, CompactFloats>, rows: Int, channels: Int) -> Tensor {
-            Tensor(shape: [items.count * rows, channels]) { out in
-                for (i, item) in items.enumerated() {
-                    precondition(item[keyPath: part].count == rows * channels, "cached maps do not fit the configuration")
-                    item[keyPath: part].expand(into: out.baseAddress! + i * rows * channels)
+        let h32 = configuration.inputHeight / 32, w32 = configuration.inputWidth / 32
+        let cells32 = h32 * w32, channels = EfficientNetLite0.stride16Channels
+        stride32 = Tensor(shape: [items.count * cells32, EfficientNetLite0.featureCount]) { out in
+            for (i, item) in items.enumerated() {
+                precondition(item.stride32.count == cells32 * EfficientNetLite0.featureCount, "cached maps do not fit the configuration")
+                item.stride32.expand(into: out.baseAddress! + i * cells32 * EfficientNetLite0.featureCount)
+            }
+        }
+        let perImage = cells32 * 4 * channels
+        var side = [Float](repeating: 0, count: items.count * perImage)
+        side.withUnsafeMutableBufferPointer { buffer in
+            for (i, item) in items.enumerated() {
+                precondition(item.stride16.count == perImage, "cached maps do not fit the configuration")
+                item.stride16.expand(into: buffer.baseAddress! + i * perImage)
+            }
+        }
+        if configuration.stride == 16 {
+            stride16 = Tensor(shape: [items.count * cells32 * 4, channels], scalars: side)
+        } else {
+            // Fold each 2×2 block of the stride-16 map into its stride-32 cell: [dy, dx, channel].
+            stride16 = Tensor(shape: [items.count * cells32, 4 * channels]) { out in
+                side.withUnsafeBufferPointer { source in
+                    for i in 0..<items.count {
+                        for row in 0..<h32 {
+                            for column in 0..<w32 {
+                                for dy in 0..<2 {
+                                    for dx in 0..<2 {
+                                        let from = i * perImage + ((2 * row + dy) * (2 * w32) + 2 * column + dx) * channels
+                                        let to = ((i * cells32 + row * w32 + column) * 4 + dy * 2 + dx) * channels
+                                        (out.baseAddress! + to).update(from: source.baseAddress! + from, count: channels)
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
-        stride32 = stack(\.stride32, rows: cells32, channels: EfficientNetLite0.featureCount)
-        stride16 = stack(\.stride16, rows: rows16, channels: channels16)
     }
 }
 
@@ -129,26 +154,7 @@ public struct DetectorFeatureExtractor {
                 for i in 0..<inputs.count {
                     let top = CompactFloats(UnsafeBufferPointer(rebasing: p32[(i * cells32 * channels32)..<((i + 1) * cells32 * channels32)]))
                     let sideCount = cells32 * 4 * channels16
-                    let side = UnsafeBufferPointer(rebasing: p16[(i * sideCount)..<((i + 1) * sideCount)])
-                    let stride16: CompactFloats
-                    if c.stride == 16 {
-                        stride16 = CompactFloats(side)
-                    } else {
-                        // Fold each 2×2 block of the stride-16 map into one stride-32 cell.
-                        var folded = [Float](repeating: 0, count: sideCount)
-                        for row in 0..<h32 {
-                            for column in 0..<w32 {
-                                for dy in 0..<2 {
-                                    for dx in 0..<2 {
-                                        let source = ((2 * row + dy) * (2 * w32) + 2 * column + dx) * channels16
-                                        let target = ((row * w32 + column) * 4 + dy * 2 + dx) * channels16
-                                        for q in 0..<channels16 { folded[target + q] = side[source + q] }
-                                    }
-                                }
-                            }
-                        }
-                        stride16 = folded.withUnsafeBufferPointer { CompactFloats($0) }
-                    }
+                    let stride16 = CompactFloats(UnsafeBufferPointer(rebasing: p16[(i * sideCount)..<((i + 1) * sideCount)]))
                     maps.append(DetectorFeatureMaps(stride32: top, stride16: stride16))
                 }
             }

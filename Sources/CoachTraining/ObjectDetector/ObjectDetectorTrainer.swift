@@ -29,19 +29,72 @@ public struct TrainedObjectDetector {
 /// weights start from (seed). Nothing depends on timing or thread count, so the same seed
 /// and data give the same model bytes — also when a run is resumed from its checkpoint.
 public enum ObjectDetectorTrainer {
+    /// The cached views of a run: backbone maps of every training view (and of each
+    /// validation image), which depend only on the data, the input size, the augmentations,
+    /// the views per image and the seed — so several head configurations can train on one set.
+    public struct CachedViews {
+        /// Class labels (sorted training labels) the targets index into.
+        public var labels: [String]
+        /// Input side they were made for.
+        public var inputSize: Int
+        /// Augmentations, views per image and seed they were made with.
+        public var augmentations: [String]
+        public var viewsPerImage: Int
+        public var seed: UInt64
+        /// Training views, `viewsPerImage` per image.
+        public var training: [DetectorTrainingView]
+        /// One unaugmented view per validation image, when there is a validation set.
+        public var validation: [DetectorTrainingView]?
+        /// Seconds spent building them.
+        public var seconds: Double
+
+        func fits(_ c: ObjectDetectorTrainingConfiguration, labels: [String]) -> Bool {
+            self.labels == labels && inputSize == c.inputSize && augmentations == c.augmentations
+                && viewsPerImage == c.viewsPerImage && seed == c.seed
+        }
+    }
+
+    /// Builds the cached views for `configuration` (see `CachedViews`).
+    public static func cacheViews(training: DetectionDataset, validation: DetectionDataset?, backbone: Backbone,
+                                  configuration: ObjectDetectorTrainingConfiguration,
+                                  observer: TrainingObserver? = nil) throws -> CachedViews {
+        if !configuration.problems.isEmpty { throw ObjectDetectorTrainingError.invalidConfiguration(configuration.problems) }
+        let labels = training.labels
+        let pipeline = try AugmentationPipeline(parsing: configuration.augmentations.joined(separator: ","))
+        // The maps do not depend on the head: any valid configuration of this input size extracts them.
+        let detector = DetectorConfiguration(inputWidth: configuration.inputSize, inputHeight: configuration.inputSize,
+                                             classCount: max(1, labels.count))
+        let extractor = DetectorFeatureExtractor(backbone: backbone.network, configuration: detector)
+        let builder = DetectorViewBuilder(extractor: extractor,
+                                          classIndex: Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) }),
+                                          pipeline: pipeline, seed: configuration.seed)
+        let start = ProgressMeter.now()
+        let views = try builder.build(training.images, viewsPerImage: configuration.viewsPerImage,
+                                      phase: "caching backbone maps", observer: observer)
+        let validationViews = try validation.map {
+            try builder.build($0.images, viewsPerImage: 1, phase: "caching validation maps", observer: observer)
+        }
+        let seconds = ProgressMeter.now() - start
+        let megabytes = Double(views.reduce(0) { $0 + $1.maps.byteCount }) / 1_048_576
+        observer?(.note(String(format: "cached %d views (%.0f MB) in %.1f s", views.count, megabytes, seconds)))
+        return CachedViews(labels: labels, inputSize: configuration.inputSize, augmentations: configuration.augmentations,
+                           viewsPerImage: configuration.viewsPerImage, seed: configuration.seed, training: views,
+                           validation: validationViews, seconds: seconds)
+    }
+
     /// Trains on `training`, evaluating on `validation` when given.
     ///
     /// - Parameters:
+    ///   - cachedViews: views from `cacheViews` for this data and configuration, or nil to build them.
     ///   - checkpoint: where to save progress (after every report), or nil for none.
     ///   - resume: continue from `checkpoint` when it exists (its configuration and data must match).
     public static func train(training: DetectionDataset, validation: DetectionDataset?, backbone: Backbone,
-                             configuration: ObjectDetectorTrainingConfiguration, checkpoint: URL? = nil,
-                             resume: Bool = false, observer: TrainingObserver? = nil) throws -> TrainedObjectDetector {
+                             configuration: ObjectDetectorTrainingConfiguration, cachedViews: CachedViews? = nil,
+                             checkpoint: URL? = nil, resume: Bool = false,
+                             observer: TrainingObserver? = nil) throws -> TrainedObjectDetector {
         if !configuration.problems.isEmpty { throw ObjectDetectorTrainingError.invalidConfiguration(configuration.problems) }
         let labels = training.labels
         guard !labels.isEmpty else { throw ObjectDetectorTrainingError.noObjects(path: training.source.path) }
-        let pipeline = try AugmentationPipeline(parsing: configuration.augmentations.joined(separator: ","))
-        let classIndex = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
 
         // Anchors from the training boxes as the letterboxed input sees them.
         var anchors: [AnchorSize] = []
@@ -61,19 +114,18 @@ public enum ObjectDetectorTrainer {
                                              classCount: labels.count)
         var initGenerator = SeededGenerator(seed: DetectorSeeds.mix(configuration.seed, 4))
         let model = try ObjectDetectorModel(configuration: detector, classLabels: labels, generator: &initGenerator)
-        let extractor = DetectorFeatureExtractor(backbone: backbone.network, configuration: detector)
-        let builder = DetectorViewBuilder(extractor: extractor, classIndex: classIndex, pipeline: pipeline, seed: configuration.seed)
         observer?(.note("grid \(detector.gridWidth)×\(detector.gridHeight) (stride \(detector.stride)), \(configuration.boxCoding.rawValue) boxes, head \(model.head.parameterCount) parameters"))
 
-        let featureStart = ProgressMeter.now()
-        let views = try builder.build(training.images, viewsPerImage: configuration.viewsPerImage,
-                                      phase: "caching backbone maps", observer: observer)
-        let validationViews = try validation.map {
-            try builder.build($0.images, viewsPerImage: 1, phase: "caching validation maps", observer: observer)
+        let cached: CachedViews
+        var featureSeconds = 0.0
+        if let cachedViews, cachedViews.fits(configuration, labels: labels), (cachedViews.validation != nil) == (validation != nil) {
+            cached = cachedViews
+        } else {
+            cached = try cacheViews(training: training, validation: validation, backbone: backbone,
+                                    configuration: configuration, observer: observer)
+            featureSeconds = cached.seconds
         }
-        let featureSeconds = ProgressMeter.now() - featureStart
-        let megabytes = Double(views.reduce(0) { $0 + $1.maps.byteCount }) / 1_048_576
-        observer?(.note(String(format: "cached %d views (%.0f MB) in %.1f s", views.count, megabytes, featureSeconds)))
+        let views = cached.training, validationViews = cached.validation
 
         let iterations = configuration.maximumIterations ?? configuration.automaticIterations(viewCount: views.count)
         let optimizer = Adam.adamW(learningRate: Float(configuration.learningRate), weightDecay: Float(configuration.weightDecay))
