@@ -76,9 +76,18 @@ test: build
 	@$(SWIFT) build -c $(CONFIG) --build-tests
 	@$(SWIFT) test -c $(CONFIG) --skip-build --parallel --num-workers 2
 
+GENERATED := datasets/generated
+
 demo: build
 	@echo "==> Coach $$($(COACH) --version)"
-	@$(COACH) --help
+	@echo "==> generating the sample datasets into $(GENERATED)"
+	@$(COACH) generate-samples --output $(GENERATED)
+	@echo "==> image classifier: training on $(GENERATED)/sports-gear (train/ with a held-out validation split)"
+	@mkdir -p models
+	@$(COACH) train image-classifier --data $(GENERATED)/sports-gear --output models/sports-gear.h5 --augment flip --seed 1
+	@echo "==> image classifier: evaluating on $(GENERATED)/sports-gear/test"
+	@$(COACH) evaluate models/sports-gear.h5 --data $(GENERATED)/sports-gear/test
+	@$(COACH) predict models/sports-gear.h5 $(GENERATED)/sports-gear/test/cone/cone-0000.jpg --top 2
 
 bench: build
 	@$(PYTHON) -m venv $(CACHE)/venv >/dev/null

@@ -14,8 +14,8 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone, detector, detector-quick.")
-    var only: String = "tensor,backbone,detector"
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, detector, detector-quick, detector-experiments.")
+    var only: String = "tensor,backbone,imageclassifier,detector"
 
     @Option(help: "The imported backbone model file.")
     var backbone: String = "models/efficientnet-lite0.h5"
@@ -55,6 +55,9 @@ struct Bench: ParsableCommand {
         let threadCounts = threads.split(separator: ",").compactMap { Int($0) }
         if groups.contains("tensor") {
             for t in threadCounts { TensorBenchmarks.run(threads: t) }
+        }
+        if groups.contains("imageclassifier") {
+            try ImageClassifierBenchmarks.run(backbonePath: backbone, sharedPath: shared)
         }
         if groups.contains("backbone") {
             try BackboneBenchmarks.run(backbonePath: backbone, pthPath: pth, peerPython: peerPython, sharedPath: shared,

@@ -25,6 +25,7 @@ struct Coach: ParsableCommand {
         """,
         version: version,
         subcommands: [TrainCommand.self, EvaluateCommand.self, PredictCommand.self, InspectCommand.self,
-                      ImportBackboneCommand.self]
+                      ImportBackboneCommand.self, GenerateSamplesCommand.self,
+                      ClassifyImageNetCommand.self]
     )
 }

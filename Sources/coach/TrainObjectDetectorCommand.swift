@@ -143,12 +143,3 @@ struct TrainObjectDetectorCommand: ParsableCommand {
         }
     }
 }
-
-/// Loads the backbone from `path`, or from Coach's default location.
-func loadBackbone(_ path: String?) throws -> Backbone {
-    if let path { return try Backbone.load(from: URL(fileURLWithPath: path)) }
-    guard let url = Backbone.defaultLocation() else {
-        throw BackboneError.notFound(searched: "$COACH_BACKBONE, ./models/\(Backbone.defaultFileName) and beside the coach executable")
-    }
-    return try Backbone.load(from: url)
-}

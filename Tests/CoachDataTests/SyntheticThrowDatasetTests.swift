@@ -140,7 +140,9 @@ final class SyntheticThrowDatasetTests: XCTestCase {
             let segments = try XCTUnwrap(segmentsByFile[plan.fileName])
             XCTAssertTrue(FileManager.default.fileExists(atPath: directory.appendingPathComponent(plan.fileName).path))
             XCTAssertEqual(segments.first?.start ?? -1, 0, accuracy: 1e-9, plan.fileName)
-            XCTAssertEqual(segments.last?.end ?? -1, plan.duration, accuracy: 0.001, plan.fileName)
+            // The last segment ends with the clip's last frame interval (whole frames at 30 fps).
+            let clipEnd = (plan.duration * 30 + 1e-6).rounded(.down) / 30
+            XCTAssertEqual(segments.last?.end ?? -1, clipEnd, accuracy: 0.001, plan.fileName)
             for (a, b) in zip(segments, segments.dropFirst()) {
                 XCTAssertEqual(a.end, b.start, accuracy: 1e-9, "\(plan.fileName): segments are contiguous")
                 XCTAssertNotEqual(a.label, b.label, "\(plan.fileName): neighbouring background is merged")

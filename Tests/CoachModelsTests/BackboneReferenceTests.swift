@@ -81,6 +81,17 @@ final class BackboneReferenceTests: XCTestCase {
         assertClose(Tensor.globalAveragePool(r.stride32!).scalars, r.features.scalars, absolute: 1e-5)
     }
 
+    func testAnImagesFeaturesDoNotDependOnItsBatch() throws {
+        let backbone = try BackboneFixture.load()
+        var g = SeededGenerator(seed: 4)
+        let batch = Tensor.randomUniform([3, 96, 128, 3], lower: -1, upper: 1, using: &g)
+        let together = backbone.network.forward(batch, keeping: [.stride16, .stride32])
+        let alone = backbone.network.forward(batch.slice(axis: 0, 1..<2), keeping: [.stride16, .stride32])
+        XCTAssertEqual(together.features.slice(axis: 0, 1..<2), alone.features, "bit-identical features")
+        XCTAssertEqual(together.stride16!.slice(axis: 0, 1..<2), alone.stride16!)
+        XCTAssertEqual(together.stride32!.slice(axis: 0, 1..<2), alone.stride32!)
+    }
+
     func testIncompatibleWeightsListEveryProblem() throws {
         let backbone = try BackboneFixture.load()
         var weights = try ModelFile.read(from: backbone.url).tensors

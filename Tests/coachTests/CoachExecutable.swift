@@ -29,12 +29,15 @@ enum CoachExecutable {
         return found
     }
 
-    /// Runs `coach arguments…` in `directory` and waits for it.
-    static func run(_ arguments: [String], in directory: URL? = nil) throws -> Result {
+    /// Runs `coach arguments…` in `directory` (with `environment` added to this process's) and waits for it.
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = try location()
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

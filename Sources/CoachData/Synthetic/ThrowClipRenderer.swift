@@ -58,7 +58,9 @@ struct ThrowClipRenderer {
         var frames: [SyntheticPoseFrame] = []
         frames.reserveCapacity(frameCount)
         for k in 0..<frameCount {
-            let dropFrame = detector.nextBool(probability: configuration.frameDropProbability)
+            // The first and last frames are never dropped, so the written clip spans the
+            // whole annotated time range.
+            let dropFrame = detector.nextBool(probability: configuration.frameDropProbability) && k > 0 && k < frameCount - 1
             let depth = world[k].map { projection.cameraSpace($0).z }
             let hidden = Self.hiddenness(depth: depth, height: height)
             var keypoints: [SyntheticKeypoint?] = []
@@ -88,6 +90,13 @@ struct ThrowClipRenderer {
         for step in plan.steps {
             actions.append(SyntheticActionSpan(action: step.action, start: start, end: start + step.duration))
             start += step.duration
+        }
+        // Segments end where the clip does: frameCount frames at frameRate (the plan's
+        // duration may end part-way through a frame interval).
+        let clipEnd = Double(frameCount) / frameRate
+        if var last = actions.popLast() {
+            last.end = min(last.end, clipEnd)
+            actions.append(last)
         }
         let background = configuration.backgroundLabel
         var segments: [SyntheticSegment] = []

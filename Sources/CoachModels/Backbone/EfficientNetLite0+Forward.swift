@@ -6,10 +6,6 @@ struct ForwardPlan {
     let network: EfficientNetLite0
     let batch, height, width: Int
 
-    /// Blocks before this index run one image at a time (their activations are large);
-    /// from it on, the batch runs together (the first block reaching stride 16).
-    static let firstBatchedBlock = 5
-
     /// Spatial size after the stem and after each block.
     let stemSize: (Int, Int)
     let blockOutputSizes: [(Int, Int)]
@@ -32,48 +28,51 @@ struct ForwardPlan {
 
     func inputSize(ofBlock i: Int) -> (Int, Int) { i == 0 ? stemSize : blockOutputSizes[i - 1] }
 
-    /// Floats needed for block inputs/outputs (each of two ping-pong buffers), expanded
-    /// activations and depthwise outputs, for images processed `images` at a time.
-    func bufferSizes(blocks: Range<Int>, images: Int) -> (io: Int, expanded: Int, depthwise: Int) {
-        var io = 0, expanded = 0, depthwise = 0
-        for i in blocks {
-            let b = EfficientNetLite0Layout.blocks[i]
+    /// Floats needed for one image's block inputs/outputs (each of two ping-pong
+    /// buffers), expanded activations and depthwise outputs.
+    func bufferSizes() -> (io: Int, expanded: Int, depthwise: Int) {
+        var io = stemSize.0 * stemSize.1 * EfficientNetLite0Layout.stemChannels, expanded = 0, depthwise = 0
+        for (i, b) in EfficientNetLite0Layout.blocks.enumerated() {
             let (ih, iw) = inputSize(ofBlock: i), (oh, ow) = blockOutputSizes[i]
             io = max(io, ih * iw * b.inputChannels, oh * ow * b.outputChannels)
             if b.expandRatio != 1 { expanded = max(expanded, ih * iw * b.expandedChannels) }
             depthwise = max(depthwise, oh * ow * b.expandedChannels)
         }
-        return (io * images, expanded * images, depthwise * images)
+        return (io, expanded, depthwise)
     }
 
+    /// Runs every image on its own, through buffers reused across layers and images.
+    ///
+    /// One image at a time keeps activations in cache, and makes each image's result
+    /// independent of which other images share its batch (bit for bit), so cached
+    /// features and trained models do not depend on batching.
     func run(_ images: Tensor, outputs: EfficientNetLite0.Outputs) -> EfficientNetLite0.Result {
         let blocks = EfficientNetLite0Layout.blocks
-        let split = ForwardPlan.firstBatchedBlock
-        let early = bufferSizes(blocks: 0..<split, images: 1)
-        let late = bufferSizes(blocks: split..<blocks.count, images: batch)
+        let sizes = bufferSizes()
         let stemGeometry = ConvolutionGeometry(inputShape: [1, height, width, 3], kernelHeight: 3, kernelWidth: 3,
                                                strideHeight: 2, strideWidth: 2, padding: .same)
-        let stemOut = stemSize.0 * stemSize.1 * EfficientNetLite0Layout.stemChannels
         let im2col = Kernels.convolutionWorkspace(geometry: stemGeometry)
         let (lh, lw) = blockOutputSizes.last!
-        let headCount = batch * lh * lw * EfficientNetLite0.featureCount
-        let earlyIO = max(early.io, stemOut)
+        let channels = EfficientNetLite0.featureCount
+        let headCount = lh * lw * channels
+        let (s16h, s16w) = blockOutputSizes[EfficientNetLite0.stride16BlockIndex]
+        let s16Channels = blocks[EfficientNetLite0.stride16BlockIndex].outputChannels
+        let s16Count = s16h * s16w * s16Channels
 
         // One allocation for every buffer of the pass.
-        let layout = [earlyIO, earlyIO, early.expanded, early.depthwise, im2col,
-                      late.io, late.io, late.expanded, late.depthwise, headCount]
+        let layout = [sizes.io, sizes.io, sizes.expanded, sizes.depthwise, im2col, headCount]
         let workspace = UnsafeMutablePointer<Float>.allocate(capacity: layout.reduce(0, +))
         defer { workspace.deallocate() }
-        var offsets: [UnsafeMutablePointer<Float>] = []
+        var pointers: [UnsafeMutablePointer<Float>] = []
         var offset = 0
-        for size in layout { offsets.append(workspace + offset); offset += size }
-        let (earlyA, earlyB, earlyE, earlyD, columns) = (offsets[0], offsets[1], offsets[2], offsets[3], offsets[4])
-        let (lateA, lateB, lateE, lateD, headBuffer) = (offsets[5], offsets[6], offsets[7], offsets[8], offsets[9])
+        for size in layout { pointers.append(workspace + offset); offset += size }
+        let (bufferA, bufferB, expanded, depthwise, columns, head) =
+            (pointers[0], pointers[1], pointers[2], pointers[3], pointers[4], pointers[5])
 
+        var features = [Float](repeating: 0, count: batch * channels)
+        var stride16 = outputs.contains(.stride16) ? [Float](repeating: 0, count: batch * s16Count) : []
+        var stride32 = outputs.contains(.stride32) ? [Float](repeating: 0, count: batch * headCount) : []
         let net = network
-        let splitInput = inputSize(ofBlock: split)
-        let splitChannels = blocks[split].inputChannels
-        let perImageSplit = splitInput.0 * splitInput.1 * splitChannels
         images.withUnsafeBufferPointer { pixels in
             for n in 0..<batch {
                 let image = pixels.baseAddress! + n * height * width * 3
@@ -81,58 +80,47 @@ struct ForwardPlan {
                     net.stem.bias.withUnsafeBufferPointer { b in
                         Kernels.convolution(input: image, geometry: stemGeometry, filter: f.baseAddress!,
                                             outputChannels: EfficientNetLite0Layout.stemChannels, bias: b.baseAddress!,
-                                            activation: .relu6, workspace: columns, output: earlyA)
+                                            activation: .relu6, workspace: columns, output: bufferA)
                     }
                 }
-                var x = earlyA, y = earlyB
-                for i in 0..<split {
-                    // The last per-image block writes straight into its slot of the batched buffer.
-                    let destination = i == split - 1 ? lateA + n * perImageSplit : y
-                    runBlock(i, input: x, images: 1, expanded: earlyE, depthwise: earlyD, output: destination)
+                var x = bufferA, y = bufferB
+                for i in 0..<blocks.count {
+                    runBlock(i, input: x, expanded: expanded, depthwise: depthwise, output: y)
                     swap(&x, &y)
+                    if i == EfficientNetLite0.stride16BlockIndex && outputs.contains(.stride16) {
+                        stride16.withUnsafeMutableBufferPointer { $0.baseAddress!.advanced(by: n * s16Count).update(from: x, count: s16Count) }
+                    }
+                }
+                net.head.filter.withUnsafeBufferPointer { f in
+                    net.head.bias.withUnsafeBufferPointer { b in
+                        Kernels.pointwise(input: x, rows: lh * lw, inputChannels: blocks.last!.outputChannels,
+                                          filter: f.baseAddress!, outputChannels: channels, bias: b.baseAddress!,
+                                          activation: .relu6, output: head)
+                    }
+                }
+                features.withUnsafeMutableBufferPointer { out in
+                    let o = out.baseAddress! + n * channels
+                    for p in 0..<(lh * lw) {
+                        let row = head + p * channels
+                        for c in 0..<channels { o[c] += row[c] }
+                    }
+                    let inv = 1 / Float(lh * lw)
+                    for c in 0..<channels { o[c] *= inv }
+                }
+                if outputs.contains(.stride32) {
+                    stride32.withUnsafeMutableBufferPointer { $0.baseAddress!.advanced(by: n * headCount).update(from: head, count: headCount) }
                 }
             }
         }
-        var x = lateA, y = lateB
-        var stride16: Tensor? = nil
-        for i in split..<blocks.count {
-            runBlock(i, input: x, images: batch, expanded: lateE, depthwise: lateD, output: y)
-            swap(&x, &y)
-            if i == EfficientNetLite0.stride16BlockIndex && outputs.contains(.stride16) {
-                let (h, w) = blockOutputSizes[i]
-                stride16 = Tensor(shape: [batch, h, w, blocks[i].outputChannels],
-                                  scalars: Array(UnsafeBufferPointer(start: x, count: batch * h * w * blocks[i].outputChannels)))
-            }
-        }
-        let rows = batch * lh * lw, channels = EfficientNetLite0.featureCount
-        net.head.filter.withUnsafeBufferPointer { f in
-            net.head.bias.withUnsafeBufferPointer { b in
-                Kernels.pointwise(input: x, rows: rows, inputChannels: blocks.last!.outputChannels, filter: f.baseAddress!,
-                                  outputChannels: channels, bias: b.baseAddress!, activation: .relu6, output: headBuffer)
-            }
-        }
-        let pixels = lh * lw
-        let features = Tensor(shape: [batch, channels]) { out in
-            for n in 0..<batch {
-                let o = out.baseAddress! + n * channels
-                o.update(repeating: 0, count: channels)
-                for p in 0..<pixels {
-                    let row = headBuffer + (n * pixels + p) * channels
-                    for c in 0..<channels { o[c] += row[c] }
-                }
-                let inv = 1 / Float(pixels)
-                for c in 0..<channels { o[c] *= inv }
-            }
-        }
-        let stride32 = outputs.contains(.stride32)
-            ? Tensor(shape: [batch, lh, lw, channels], scalars: Array(UnsafeBufferPointer(start: headBuffer, count: headCount)))
-            : nil
-        return EfficientNetLite0.Result(features: features, stride16: stride16, stride32: stride32)
+        return EfficientNetLite0.Result(
+            features: Tensor(shape: [batch, channels], scalars: features),
+            stride16: outputs.contains(.stride16) ? Tensor(shape: [batch, s16h, s16w, s16Channels], scalars: stride16) : nil,
+            stride32: outputs.contains(.stride32) ? Tensor(shape: [batch, lh, lw, channels], scalars: stride32) : nil)
     }
 
-    /// One MBConv block on `images` images: expand (1×1, ReLU6) → depthwise (ReLU6) →
+    /// One MBConv block on one image: expand (1×1, ReLU6) → depthwise (ReLU6) →
     /// project (1×1, plus the input when the block has a skip connection).
-    func runBlock(_ i: Int, input: UnsafeMutablePointer<Float>, images: Int, expanded: UnsafeMutablePointer<Float>,
+    func runBlock(_ i: Int, input: UnsafeMutablePointer<Float>, expanded: UnsafeMutablePointer<Float>,
                   depthwise: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>) {
         let block = network.foldedBlocks[i], spec = block.specification
         let (ih, iw) = inputSize(ofBlock: i), (oh, ow) = blockOutputSizes[i]
@@ -141,14 +129,14 @@ struct ForwardPlan {
         if let expand = block.expand {
             expand.filter.withUnsafeBufferPointer { f in
                 expand.bias.withUnsafeBufferPointer { b in
-                    Kernels.pointwise(input: input, rows: images * ih * iw, inputChannels: spec.inputChannels,
+                    Kernels.pointwise(input: input, rows: ih * iw, inputChannels: spec.inputChannels,
                                       filter: f.baseAddress!, outputChannels: hidden, bias: b.baseAddress!,
                                       activation: .relu6, output: expanded)
                 }
             }
             hiddenInput = UnsafePointer(expanded)
         }
-        let g = ConvolutionGeometry(inputShape: [images, ih, iw, hidden], kernelHeight: spec.kernelSize,
+        let g = ConvolutionGeometry(inputShape: [1, ih, iw, hidden], kernelHeight: spec.kernelSize,
                                     kernelWidth: spec.kernelSize, strideHeight: spec.stride, strideWidth: spec.stride,
                                     padding: .same)
         block.depthwise.filter.withUnsafeBufferPointer { f in
@@ -159,7 +147,7 @@ struct ForwardPlan {
         }
         block.project.filter.withUnsafeBufferPointer { f in
             block.project.bias.withUnsafeBufferPointer { b in
-                Kernels.pointwise(input: depthwise, rows: images * oh * ow, inputChannels: hidden, filter: f.baseAddress!,
+                Kernels.pointwise(input: depthwise, rows: oh * ow, inputChannels: hidden, filter: f.baseAddress!,
                                   outputChannels: spec.outputChannels, bias: b.baseAddress!, activation: .none,
                                   residual: spec.hasSkipConnection ? UnsafePointer(input) : nil, output: output)
             }

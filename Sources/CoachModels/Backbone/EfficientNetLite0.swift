@@ -93,9 +93,8 @@ public final class EfficientNetLite0 {
 
     /// Runs the network on normalised NHWC images [N, H, W, 3] (any H, W ≥ 32).
     ///
-    /// Large early layers run one image at a time so their activations stay in cache;
-    /// from the first block at ≤ 1/16 resolution on, the whole batch runs together so
-    /// the small late GEMMs have enough rows. Buffers are reused across layers.
+    /// Images run one at a time through buffers reused across layers, so activations
+    /// stay in cache and every image's result is independent of its batch, bit for bit.
     public func forward(_ images: Tensor, keeping outputs: Outputs = []) -> Result {
         precondition(images.rank == 4 && images.shape[3] == 3, "backbone input must be [N, H, W, 3], got \(images.shape)")
         let plan = ForwardPlan(network: self, batch: images.shape[0], height: images.shape[1], width: images.shape[2])

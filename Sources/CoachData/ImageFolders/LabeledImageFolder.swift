@@ -1,0 +1,149 @@
+import Foundation
+
+/// One image file and the label its folder gives it.
+public struct LabeledImageFile: Hashable, Sendable {
+    /// The file.
+    public var url: URL
+    /// The name of its class folder.
+    public var label: String
+
+    /// An image file with its label.
+    public init(url: URL, label: String) {
+        self.url = url
+        self.label = label
+    }
+}
+
+/// A folder of labeled images (FORMATS §1): `<root>/<label>/<any name>.{jpg,jpeg,png}`.
+///
+/// The folder name is the label; images may also sit in sub-folders of a class folder.
+/// Hidden files and folders (names starting with `.`) and files with other extensions
+/// are ignored and listed in `ignoredFiles`; files directly in the root are ignored too.
+/// Nothing is decoded here: undecodable images are found (and skipped, named) later.
+public struct LabeledImageFolder: Equatable, Sendable {
+    /// The folder that was read.
+    public var root: URL
+    /// Class labels in sorted order (folder names), each with at least one image.
+    public var labels: [String]
+    /// Every image, by label in `labels` order, then by path.
+    public var images: [LabeledImageFile]
+    /// Files that are not images or are hidden (not fatal; reported).
+    public var ignoredFiles: [URL]
+
+    /// The file extensions read as images (compared case-insensitively).
+    public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png"]
+
+    /// The number of images of each label.
+    public var countsByLabel: [String: Int] {
+        images.reduce(into: [:]) { $0[$1.label, default: 0] += 1 }
+    }
+
+    /// Reads the class folders under `root`.
+    ///
+    /// Throws `ImageFolderError.notFound`/`.notAFolder` for a bad root, and
+    /// `.invalidDataset` listing every empty class, unreadable folder, or the absence of
+    /// any class folder.
+    public static func read(_ root: URL) throws -> LabeledImageFolder {
+        try checkIsFolder(root)
+        var problems: [ImageFolderProblem] = []
+        var images: [LabeledImageFile] = [], ignored: [URL] = [], labels: [String] = []
+        let entries: [URL]
+        do {
+            entries = try listFolder(root)
+        } catch {
+            throw ImageFolderError.invalidDataset(path: root.path, problems: [
+                .unreadableFolder(path: root.path, reason: describe(error))])
+        }
+        for entry in entries {
+            let name = entry.lastPathComponent
+            if name.hasPrefix(".") {
+                ignored.append(entry)
+                continue
+            }
+            guard isFolder(entry) else {
+                ignored.append(entry)
+                continue
+            }
+            var classImages: [URL] = []
+            collectImages(in: entry, into: &classImages, ignored: &ignored, problems: &problems)
+            if classImages.isEmpty {
+                if !problems.contains(where: { if case let .unreadableFolder(path, _) = $0 { return path == entry.path } else { return false } }) {
+                    problems.append(.emptyClass(label: name, path: entry.path))
+                }
+                continue
+            }
+            labels.append(name)
+            images += classImages.map { LabeledImageFile(url: $0, label: name) }
+        }
+        if labels.isEmpty && !problems.contains(where: { if case .emptyClass = $0 { return true } else { return false } }) {
+            problems.append(.noClasses(path: root.path))
+        }
+        if !problems.isEmpty { throw ImageFolderError.invalidDataset(path: root.path, problems: problems) }
+        return LabeledImageFolder(root: root, labels: labels, images: images, ignoredFiles: ignored)
+    }
+
+    /// A folder over the given images (e.g. a subset), labels recomputed.
+    public init(root: URL, labels: [String], images: [LabeledImageFile], ignoredFiles: [URL] = []) {
+        self.root = root
+        self.labels = labels
+        self.images = images
+        self.ignoredFiles = ignoredFiles
+    }
+
+    /// Whether `url` names a file Coach reads as an image (by extension).
+    public static func isImageFile(_ url: URL) -> Bool {
+        imageExtensions.contains(url.pathExtension.lowercased())
+    }
+
+    static func checkIsFolder(_ url: URL) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw ImageFolderError.notFound(path: url.path)
+        }
+        guard isDirectory.boolValue else { throw ImageFolderError.notAFolder(path: url.path) }
+    }
+
+    static func isFolder(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    /// The folder's entries sorted by name (byte order, so every machine agrees).
+    static func listFolder(_ url: URL) throws -> [URL] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { url.appendingPathComponent($0) }
+    }
+
+    private static func collectImages(in folder: URL, into images: inout [URL], ignored: inout [URL],
+                                      problems: inout [ImageFolderProblem]) {
+        let entries: [URL]
+        do {
+            entries = try listFolder(folder)
+        } catch {
+            problems.append(.unreadableFolder(path: folder.path, reason: describe(error)))
+            return
+        }
+        for entry in entries {
+            if entry.lastPathComponent.hasPrefix(".") {
+                ignored.append(entry)
+            } else if isFolder(entry) {
+                collectImages(in: entry, into: &images, ignored: &ignored, problems: &problems)
+            } else if isImageFile(entry) {
+                images.append(entry)
+            } else {
+                ignored.append(entry)
+            }
+        }
+    }
+
+    static func describe(_ error: Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoPermissionError {
+            return "permission denied"
+        }
+        return nsError.localizedDescription
+    }
+}

@@ -1,0 +1,59 @@
+import CoachData
+import CoachModels
+import Foundation
+
+/// The result of evaluating an image classifier on labeled folders.
+public struct ImageClassifierEvaluation {
+    /// Accuracy, per-class precision/recall/F1/support and the confusion matrix.
+    public var metrics: ClassificationMetrics
+    /// Images that could not be decoded and were skipped (path and reason).
+    public var skippedFiles: [String]
+    /// Hidden and non-image files that were ignored.
+    public var ignoredFiles: [String]
+}
+
+/// Evaluates a trained image classifier on a FORMATS §1 folder.
+public enum ImageClassifierEvaluator {
+    /// Evaluates `model` (running on `backbone`, which must be the one it was trained on) on
+    /// the class folders at `data` (a folder of class folders; for a `train/`+`test/` layout
+    /// the `test/` split is used). Labels the model does not know are an error; features may
+    /// come from and go to `featureCache`.
+    public static func evaluate(model: ImageClassifierModel, modelPath: String, backbone: Backbone, data: URL,
+                                featureCache: FeatureCache? = nil, observer: TrainingObserver? = nil) throws -> ImageClassifierEvaluation {
+        try model.checkBackbone(backbone, modelPath: modelPath)
+        var folder: LabeledImageFolder
+        if let splits = try ImageFolderDataset.splitFolders(data) {
+            folder = try LabeledImageFolder.read(splits.test ?? splits.validation ?? splits.train)
+        } else {
+            folder = try LabeledImageFolder.read(data)
+        }
+        let unknown = folder.labels.filter { !model.labels.contains($0) }
+        if !unknown.isEmpty {
+            throw ImageClassifierTrainingError.unknownLabels(path: folder.root.path, labels: unknown, known: model.labels)
+        }
+        var skipped: [String] = []
+        var sources: [ImageSource] = [], files: [LabeledImageFile] = []
+        for file in folder.images {
+            do {
+                sources.append(ImageSource(url: file.url, fileSHA256: try FileDigest.sha256(ofFileAt: file.url)))
+                files.append(file)
+            } catch {
+                skipped.append("\(file.url.path): \((error as? LocalizedError)?.errorDescription ?? "\(error)")")
+            }
+        }
+        let extraction = ImageFeatureExtraction(extractor: ImageFeatureExtractor(backbone: backbone, encoding: model.encoding),
+                                                cache: featureCache, augmentations: [], seed: 0)
+        let extracted = extraction.run(sources: sources, views: { _ in [ImageView(augmentationIndex: nil)] },
+                                       phase: "extracting features", observer: observer)
+        skipped += extracted.failures.map(\.message)
+        for message in skipped { observer?(.warning("skipped: \(message)")) }
+        guard !extracted.rowImages.isEmpty else { throw ImageClassifierTrainingError.noUsableImages(path: folder.root.path) }
+        folder.images = extracted.rowImages.map { files[$0] }
+        let logits = model.head.logits(features: extracted.tensor(rows: Array(extracted.rowImages.indices)))
+        let labelIndex = Dictionary(uniqueKeysWithValues: model.labels.enumerated().map { ($1, $0) })
+        let metrics = ClassificationMetrics(task: ModelTask.imageClassifier.rawValue, classes: model.labels,
+                                            truth: folder.images.map { labelIndex[$0.label]! },
+                                            predictions: logits.argmax(axis: 1))
+        return ImageClassifierEvaluation(metrics: metrics, skippedFiles: skipped, ignoredFiles: folder.ignoredFiles.map(\.path))
+    }
+}

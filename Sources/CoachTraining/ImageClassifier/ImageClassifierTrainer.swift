@@ -1,0 +1,221 @@
+import CoachData
+import CoachModels
+import CoachRandom
+import Foundation
+
+/// What a training run produced.
+public struct ImageClassifierTrainingResult {
+    /// The trained model (best validation weights kept); `model.modelFile()` is what to write.
+    public var model: ImageClassifierModel
+    /// What was found in the data.
+    public var report: ImageDatasetReport
+    /// One summary per iteration.
+    public var history: [IterationSummary]
+    /// The iteration whose weights were kept (the best validation loss), when validating.
+    public var bestIteration: Int?
+    /// Whether early stopping ended training before the iteration limit.
+    public var stoppedEarly: Bool
+    /// Metrics on the validation images, when there were any.
+    public var validationMetrics: ClassificationMetrics?
+    /// Metrics on the `test/` split, when the data has one.
+    public var testMetrics: ClassificationMetrics?
+    /// Image views whose features the backbone computed in this run.
+    public var computedViews: Int
+    /// Image views whose features came from the on-disk cache.
+    public var cachedViews: Int
+}
+
+/// Trains an image classifier by transfer learning (Create ML's recipe): the frozen backbone's
+/// pooled features of every (image, augmented view) are computed once — or read from the
+/// on-disk `FeatureCache` — and a head is fitted on them: L2-regularised multinomial logistic
+/// regression by L-BFGS (default) or a small MLP, with early stopping on validation loss.
+///
+/// Every random choice derives from `configuration.seed`, and the logistic head starts from
+/// zero, so the same data and configuration give the same model bytes. An interrupted run
+/// resumes by running again: the views already extracted (the bulk of the time) come from
+/// the cache, and the head's fit is deterministic and takes seconds.
+public struct ImageClassifierTrainer {
+    /// The training configuration.
+    public let configuration: ImageClassifierTrainingConfiguration
+    /// The backbone features are computed with.
+    public let backbone: Backbone
+    /// Where features are cached between runs (nil: in memory only).
+    public var featureCache: FeatureCache?
+    /// Receives progress, notes, warnings and per-iteration summaries.
+    public var observer: TrainingObserver?
+
+    /// A trainer; throws `ImageClassifierTrainingError.invalidConfiguration` listing every bad value.
+    public init(configuration: ImageClassifierTrainingConfiguration, backbone: Backbone,
+                featureCache: FeatureCache? = nil, observer: TrainingObserver? = nil) throws {
+        let problems = configuration.problems
+        guard problems.isEmpty else { throw ImageClassifierTrainingError.invalidConfiguration(problems) }
+        self.configuration = configuration
+        self.backbone = backbone
+        self.featureCache = featureCache
+        self.observer = observer
+    }
+
+    /// Reads FORMATS §1 folders at `data` (and `validation`, if given) and trains.
+    public func train(data: URL, validation: URL? = nil, name: String? = nil) throws -> ImageClassifierTrainingResult {
+        try train(dataset: ImageFolderDataset.read(data, validationRoot: validation), name: name)
+    }
+
+    /// Trains on an already read dataset.
+    public func train(dataset: ImageFolderDataset, name: String? = nil) throws -> ImageClassifierTrainingResult {
+        let config = configuration
+        let root = dataset.training.root.path
+        let labels = dataset.training.labels
+        guard labels.count >= 2 else { throw ImageClassifierTrainingError.tooFewClasses(path: root, labels: labels) }
+        for other in [dataset.validation, dataset.test].compactMap({ $0 }) {
+            let unknown = other.labels.filter { !labels.contains($0) }
+            if !unknown.isEmpty { throw ImageClassifierTrainingError.unknownLabels(path: other.root.path, labels: unknown, known: labels) }
+        }
+
+        // Training / validation files: the given split, or a seeded stratified hold-out.
+        var trainingFiles = dataset.training.images
+        var validationFiles = dataset.validation?.images ?? []
+        let heldOut = dataset.validation == nil
+        if heldOut {
+            var generator = SeededGenerator(seed: config.seed)
+            let split = PoseDatasetSplit.stratified(labels: trainingFiles.map(\.label), testFraction: config.validationFraction,
+                                                    generator: &generator)
+            validationFiles = split.testIndices.map { trainingFiles[$0] }
+            trainingFiles = split.trainIndices.map { trainingFiles[$0] }
+        }
+        let testFiles = dataset.test?.images ?? []
+        let ignored = ([dataset.training, dataset.validation, dataset.test].compactMap { $0 }).flatMap(\.ignoredFiles).map(\.path)
+
+        // Content hashes: cache keys and duplicate detection.
+        var skipped: [String] = [], warnings: [String] = []
+        func hashed(_ files: [LabeledImageFile]) -> [(file: LabeledImageFile, sha: String)] {
+            files.compactMap { file in
+                do { return (file, try FileDigest.sha256(ofFileAt: file.url)) } catch {
+                    skipped.append("\(file.url.path): \((error as? LocalizedError)?.errorDescription ?? "\(error)")")
+                    return nil
+                }
+            }
+        }
+        let training = hashed(trainingFiles), validation = hashed(validationFiles), test = hashed(testFiles)
+        emit(.note("training data: \(root) (\(trainingFiles.count) training, \(validationFiles.count) validation"
+                   + (testFiles.isEmpty ? "" : ", \(testFiles.count) test") + " images)"))
+        if !ignored.isEmpty {
+            emit(.note("ignored \(ignored.count) hidden or non-image file\(ignored.count == 1 ? "" : "s"): "
+                       + ignored.prefix(10).joined(separator: ", ") + (ignored.count > 10 ? ", …" : "")))
+        }
+        let duplicates = Self.duplicates(training: training, others: validation + test)
+        if !duplicates.isEmpty {
+            let warning = "\(duplicates.count) image\(duplicates.count == 1 ? " is" : "s are") byte-for-byte identical between training and validation/test data, which inflates the measured accuracy: "
+                + duplicates.prefix(10).joined(separator: "; ") + (duplicates.count > 10 ? "; …" : "")
+            warnings.append(warning)
+            emit(.warning(warning))
+        }
+
+        // Features, once per (image, view).
+        let extraction = ImageFeatureExtraction(
+            extractor: ImageFeatureExtractor(backbone: backbone, batchSize: config.extractionBatchSize),
+            cache: featureCache, augmentations: try config.augmentationSteps(), seed: config.seed)
+        let all = training + validation + test
+        let sources = all.map { ImageSource(url: $0.file.url, fileSHA256: $0.sha) }
+        let views = [ImageView(augmentationIndex: nil)] + extraction.augmentations.indices.map { ImageView(augmentationIndex: $0) }
+        if let cache = featureCache { emit(.note("feature cache: \(cache.directory.path)")) }
+        let extracted = extraction.run(sources: sources, views: { $0 < training.count ? views : [views[0]] },
+                                       phase: "extracting features", observer: observer)
+        if extracted.cacheHits > 0 { emit(.note("\(extracted.cacheHits) of \(extracted.cacheHits + extracted.computed) image views read from the feature cache")) }
+        if let failure = extracted.cacheWriteFailure { emit(.warning("could not write the feature cache: \(failure)")) }
+        for failure in extracted.failures {
+            skipped.append(failure.message)
+        }
+        for message in skipped { emit(.warning("skipped: \(message)")) }
+
+        // Rows of each part, by image ranges.
+        let failedImages = Set(extracted.failures.map(\.imageIndex))
+        func rows(_ range: Range<Int>, originalOnly: Bool) -> [Int] {
+            extracted.rowImages.indices.filter { range.contains(extracted.rowImages[$0]) && (!originalOnly || extracted.rowViews[$0].augmentationIndex == nil) }
+        }
+        let trainingRange = 0..<training.count
+        let validationRange = training.count..<(training.count + validation.count)
+        let testRange = (training.count + validation.count)..<all.count
+        func usable(_ part: [(file: LabeledImageFile, sha: String)], offset: Int) -> [LabeledImageFile] {
+            part.enumerated().filter { !failedImages.contains($0.offset + offset) }.map(\.element.file)
+        }
+        let trainingCounts = ImageDatasetReport.counts(usable(training, offset: 0))
+        let empty = labels.filter { (trainingCounts[$0] ?? 0) == 0 }
+        if !empty.isEmpty { throw ImageClassifierTrainingError.classesWithoutImages(path: root, labels: empty) }
+        let countWarnings = ImageDatasetReport.countWarnings(trainingCounts, labels: labels)
+        warnings += countWarnings
+        let report = ImageDatasetReport(labels: labels, trainingCounts: trainingCounts,
+                                        validationCounts: ImageDatasetReport.counts(usable(validation, offset: training.count)),
+                                        testCounts: ImageDatasetReport.counts(usable(test, offset: training.count + validation.count)),
+                                        ignoredFiles: ignored, skippedFiles: skipped, duplicates: duplicates,
+                                        validationIsHeldOut: heldOut, warnings: warnings)
+        for line in report.summaryLines { emit(.note(line)) }
+        for warning in countWarnings { emit(.warning(warning)) }
+
+        // Fit the head on standardised features.
+        let labelIndex = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
+        func labelsOf(_ rows: [Int]) -> [Int] { rows.map { labelIndex[all[extracted.rowImages[$0]].file.label]! } }
+        let trainingRows = rows(trainingRange, originalOnly: false)
+        let validationRows = rows(validationRange, originalOnly: true)
+        let testRows = rows(testRange, originalOnly: true)
+        let rawTraining = extracted.tensor(rows: trainingRows)
+        let standardization = FeatureStandardization(fitting: rawTraining)
+        let data = HeadTrainingData(
+            training: standardization.apply(rawTraining), trainingLabels: labelsOf(trainingRows),
+            validation: validationRows.isEmpty ? nil : standardization.apply(extracted.tensor(rows: validationRows)),
+            validationLabels: labelsOf(validationRows), classCount: labels.count)
+        if data.validation == nil { emit(.warning("no validation images: training runs all \(config.maximumIterations) iterations without early stopping")) }
+        emit(.note("training a \(config.classifier == .logistic ? "logistic regression" : "multilayer perceptron") head on \(trainingRows.count) feature vectors (\(views.count) view\(views.count == 1 ? "" : "s") per training image)"))
+        let fit = config.classifier == .logistic
+            ? fitLogisticHead(data, configuration: config, observer: observer)
+            : fitMLPHead(data, configuration: config, observer: observer)
+        var layers = fit.layers
+        layers[0] = standardization.folded(weight: layers[0].weight, bias: layers[0].bias)
+        let head = ImageClassifierHead(layers: layers)
+
+        // Metrics of the kept head, on raw features (as the runtime computes them).
+        func metrics(_ rows: [Int]) -> (ClassificationMetrics, Double)? {
+            guard !rows.isEmpty else { return nil }
+            let logits = head.logits(features: extracted.tensor(rows: rows))
+            let truth = labelsOf(rows)
+            return (ClassificationMetrics(task: ModelTask.imageClassifier.rawValue, classes: labels, truth: truth,
+                                          predictions: logits.argmax(axis: 1)),
+                    lossAndAccuracy(logits: logits, labels: truth).loss)
+        }
+        var metricValues: [String: Double] = [:]
+        let trainingOriginal = rows(trainingRange, originalOnly: true)
+        if let (m, loss) = metrics(trainingOriginal) { metricValues["training.accuracy"] = m.accuracy; metricValues["training.loss"] = loss }
+        let validationMetrics = metrics(validationRows)
+        if let (m, loss) = validationMetrics { metricValues["validation.accuracy"] = m.accuracy; metricValues["validation.loss"] = loss }
+        let testMetrics = metrics(testRows)
+        if let (m, loss) = testMetrics { metricValues["test.accuracy"] = m.accuracy; metricValues["test.loss"] = loss }
+
+        var trainingMetadata = config.metadata
+        trainingMetadata["iterations"] = .number(Double(fit.history.count))
+        if let best = fit.bestIteration { trainingMetadata["bestIteration"] = .number(Double(best)) }
+        trainingMetadata["stoppedEarly"] = .bool(fit.stoppedEarly)
+        trainingMetadata["trainingImages"] = .number(Double(trainingCounts.values.reduce(0, +)))
+        trainingMetadata["trainingFeatureVectors"] = .number(Double(trainingRows.count))
+        trainingMetadata["validationImages"] = .number(Double(validationRows.count))
+        trainingMetadata["validation"] = .string(heldOut ? "held out from the training folder" : "given")
+        if !testRows.isEmpty { trainingMetadata["testImages"] = .number(Double(testRows.count)) }
+        let model = ImageClassifierModel(labels: labels, head: head, encoding: extraction.extractor.encoding,
+                                         backbone: ImageClassifierModel.reference(to: backbone), name: name,
+                                         training: trainingMetadata, metrics: metricValues)
+        return ImageClassifierTrainingResult(model: model, report: report, history: fit.history, bestIteration: fit.bestIteration,
+                                             stoppedEarly: fit.stoppedEarly, validationMetrics: validationMetrics?.0,
+                                             testMetrics: testMetrics?.0, computedViews: extracted.computed,
+                                             cachedViews: extracted.cacheHits)
+    }
+
+    private func emit(_ event: TrainingEvent) { observer?(event) }
+
+    /// "a ↔ b" for every training file whose bytes equal a validation or test file's.
+    static func duplicates(training: [(file: LabeledImageFile, sha: String)],
+                           others: [(file: LabeledImageFile, sha: String)]) -> [String] {
+        var byHash: [String: LabeledImageFile] = [:]
+        for item in training where byHash[item.sha] == nil { byHash[item.sha] = item.file }
+        return others.compactMap { item in
+            byHash[item.sha].map { "\($0.url.path) = \(item.file.url.path)" }
+        }
+    }
+}

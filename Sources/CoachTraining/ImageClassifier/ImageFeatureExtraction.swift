@@ -1,0 +1,186 @@
+import CoachData
+import CoachModels
+import CoachRandom
+import Foundation
+
+/// One view of an image whose features the trainer needs: the image as it is, or one
+/// augmented copy.
+struct ImageView: Equatable, Sendable {
+    /// Index into `augmentations` of the extraction, or nil for the image as it is.
+    var augmentationIndex: Int?
+}
+
+/// An image file to extract features from, identified by its content hash.
+struct ImageSource: Sendable {
+    var url: URL
+    var fileSHA256: String
+}
+
+/// Backbone features of image views, with where each row came from.
+struct ExtractedFeatures {
+    /// Rows × 1280 features.
+    var features: [Float] = []
+    /// For each row, the index of its image in the source list.
+    var rowImages: [Int] = []
+    /// For each row, its view.
+    var rowViews: [ImageView] = []
+    /// Images that could not be decoded (or augmented), with the reason; none of their views has rows.
+    var failures: [(imageIndex: Int, message: String)] = []
+    /// Views read from the on-disk cache.
+    var cacheHits = 0
+    /// Views computed by the backbone.
+    var computed = 0
+    /// Cache writes that failed (the first message), if any.
+    var cacheWriteFailure: String?
+
+    /// The features of the rows at `rows`, as a [rows.count, 1280] tensor.
+    func tensor(rows: [Int]) -> Tensor {
+        let width = EfficientNetLite0.featureCount
+        var scalars: [Float] = []
+        scalars.reserveCapacity(rows.count * width)
+        for row in rows { scalars += features[(row * width)..<((row + 1) * width)] }
+        return Tensor(shape: [rows.count, width], scalars: scalars)
+    }
+}
+
+/// Computes backbone features for image views, once each: views found in the on-disk cache
+/// are read, the rest decoded (each image once for all its views), augmented, encoded in
+/// parallel and run through the backbone in batches, then stored in the cache.
+struct ImageFeatureExtraction {
+    let extractor: ImageFeatureExtractor
+    let cache: FeatureCache?
+    /// One single-step pipeline per augmentation (see `ImageClassifierTrainingConfiguration`).
+    let augmentations: [AugmentationPipeline]
+    /// The run's seed; each augmented view's randomness derives from it, the file's hash and the augmentation.
+    let seed: UInt64
+
+    /// The cache's description of `view` of an image with hash `fileSHA256`.
+    func viewKey(_ view: ImageView, fileSHA256: String) -> String {
+        guard let index = view.augmentationIndex else { return "original" }
+        return "\(augmentations[index].steps[0].augmentation)#seed=\(viewSeed(index, fileSHA256: fileSHA256))"
+    }
+
+    /// The seed of augmented view `index` of a file: independent of file order and of the other views.
+    func viewSeed(_ index: Int, fileSHA256: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a over the name and the file hash
+        for byte in (augmentations[index].steps[0].augmentation.name + "|" + fileSHA256).utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        var generator = SeededGenerator(seed: seed ^ hash)
+        return generator.next()
+    }
+
+    /// Features for every view of every source; `views(i)` lists image i's views.
+    func run(sources: [ImageSource], views: (Int) -> [ImageView], phase: String,
+             observer: TrainingObserver?) -> ExtractedFeatures {
+        let width = EfficientNetLite0.featureCount
+        var result = ExtractedFeatures()
+        // Rows in request order; nil until known.
+        var rows: [[Float]?] = [], rowImages: [Int] = [], rowViews: [ImageView] = [], keys: [String] = []
+        var missingByImage: [Int: [Int]] = [:], missingOrder: [Int] = []
+        for (imageIndex, source) in sources.enumerated() {
+            for view in views(imageIndex) {
+                let key = FeatureCache.key(fileSHA256: source.fileSHA256, backboneSHA256: extractor.backbone.sha256,
+                                           encoding: extractor.encoding, view: viewKey(view, fileSHA256: source.fileSHA256))
+                let cached = cache?.load(key, count: width)
+                if cached == nil {
+                    if missingByImage[imageIndex] == nil { missingOrder.append(imageIndex) }
+                    missingByImage[imageIndex, default: []].append(rows.count)
+                } else {
+                    result.cacheHits += 1
+                }
+                rows.append(cached)
+                rowImages.append(imageIndex)
+                rowViews.append(view)
+                keys.append(key)
+            }
+        }
+        let totalMissing = missingByImage.values.reduce(0) { $0 + $1.count }
+        var meter = ProgressMeter(phase: phase, total: totalMissing)
+        var failed: [Int: String] = [:]
+        var done = 0, position = 0
+        if totalMissing > 0 { meter.update(0, observer: observer) }
+        while position < missingOrder.count {
+            // Take whole images until the chunk holds enough views to decode in parallel.
+            var chunk: [Int] = [], chunkViews = 0
+            while position < missingOrder.count && (chunkViews < max(16, extractor.batchSize) || chunk.isEmpty) {
+                let image = missingOrder[position]
+                chunk.append(image)
+                chunkViews += missingByImage[image]!.count
+                position += 1
+            }
+            let prepared = prepare(chunk: chunk, sources: sources, missingRows: missingByImage, rowViews: rowViews)
+            var encoded: [[Float]] = [], encodedRows: [Int] = []
+            for (offset, image) in chunk.enumerated() {
+                switch prepared[offset] {
+                case let .failure(message):
+                    failed[image] = message
+                case let .success(views):
+                    for (row, values) in views {
+                        encoded.append(values)
+                        encodedRows.append(row)
+                    }
+                }
+            }
+            if !encoded.isEmpty {
+                let features = extractor.features(encoded: encoded)
+                for (index, row) in encodedRows.enumerated() {
+                    let values = Array(features.scalars[(index * width)..<((index + 1) * width)])
+                    rows[row] = values
+                    if let cache {
+                        do { try cache.store(keys[row], values: values) } catch {
+                            if result.cacheWriteFailure == nil {
+                                result.cacheWriteFailure = "\(cache.directory.path): \((error as? LocalizedError)?.errorDescription ?? "\(error)")"
+                            }
+                        }
+                    }
+                }
+                result.computed += encoded.count
+            }
+            done += chunkViews
+            meter.update(done, observer: observer)
+        }
+        result.failures = failed.keys.sorted().map { ($0, failed[$0]!) }
+        for (row, values) in rows.enumerated() {
+            guard let values, failed[rowImages[row]] == nil else { continue }
+            result.features += values
+            result.rowImages.append(rowImages[row])
+            result.rowViews.append(rowViews[row])
+        }
+        return result
+    }
+
+    private enum Prepared {
+        case success([(row: Int, values: [Float])])
+        case failure(String)
+    }
+
+    /// Decodes each image of `chunk` once and encodes its missing views, images in parallel.
+    private func prepare(chunk: [Int], sources: [ImageSource], missingRows: [Int: [Int]],
+                         rowViews: [ImageView]) -> [Prepared] {
+        var prepared = [Prepared](repeating: .failure("not processed"), count: chunk.count)
+        prepared.withUnsafeMutableBufferPointer { output in
+            let buffer = output
+            parallelFor(chunk.count, minimumWork: 2) { offset in
+                let image = chunk[offset]
+                let source = sources[image]
+                do {
+                    let decoded = try extractor.encoding.decode(contentsOf: source.url)
+                    var views: [(row: Int, values: [Float])] = []
+                    for row in missingRows[image]! {
+                        var pixels = decoded
+                        if let index = rowViews[row].augmentationIndex {
+                            var generator = SeededGenerator(seed: viewSeed(index, fileSHA256: source.fileSHA256))
+                            pixels = augmentations[index].apply(to: AugmentationSample(image: decoded), using: &generator).image
+                        }
+                        views.append((row, try extractor.encoding.encode(pixels)))
+                    }
+                    buffer[offset] = .success(views)
+                } catch {
+                    buffer[offset] = .failure((error as? LocalizedError)?.errorDescription ?? "\(error)")
+                }
+            }
+        }
+        return prepared
+    }
+}

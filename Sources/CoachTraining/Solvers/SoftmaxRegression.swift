@@ -1,0 +1,147 @@
+import CoachModels
+import Foundation
+
+/// L2-regularised multinomial logistic regression, fitted by L-BFGS on full batches.
+///
+/// Minimises `(1/N) Σ −log softmax(x·W + b)[y] + (λ/2)·‖W‖²` (the bias is not penalised),
+/// starting from zero weights, so fitting is deterministic. Features should be
+/// standardised (see `FeatureStandardization`) for the penalty and the solver to behave.
+public struct SoftmaxRegression: Sendable {
+    /// The L2 penalty λ on the weights (per example: the loss is a mean).
+    public var l2Penalty: Double
+    /// The L-BFGS settings.
+    public var minimizer: LBFGSMinimizer
+
+    /// A regression with penalty `l2Penalty`.
+    public init(l2Penalty: Double, minimizer: LBFGSMinimizer = LBFGSMinimizer()) {
+        self.l2Penalty = l2Penalty
+        self.minimizer = minimizer
+    }
+
+    /// A fitted model: weight [D, C] and bias [C].
+    public struct Parameters: Equatable, Sendable {
+        /// [features, classes].
+        public var weight: Tensor
+        /// [classes].
+        public var bias: Tensor
+
+        /// Class logits [N, C] for features [N, D].
+        public func logits(_ features: Tensor) -> Tensor { Tensor.matmul(features, weight) + bias }
+    }
+
+    /// The objective's value (data loss + penalty), the data loss alone, and the gradient
+    /// for parameters packed as W (row-major D×C) then b.
+    public func objective(_ packed: [Float], features: Tensor, labels: [Int], classCount: Int)
+        -> (value: Double, loss: Double, gradient: [Float]) {
+        let parameters = unpack(packed, featureCount: features.shape[1], classCount: classCount)
+        let n = labels.count
+        let probabilities = parameters.logits(features).softmax(axis: -1)
+        var loss = 0.0
+        var residual = probabilities.scalars  // P − Y, then divided by N
+        for (row, label) in labels.enumerated() {
+            loss -= Foundation.log(max(Double(probabilities.scalars[row * classCount + label]), 1e-30))
+            residual[row * classCount + label] -= 1
+        }
+        loss /= Double(max(n, 1))
+        let scale = 1 / Float(max(n, 1))
+        for index in residual.indices { residual[index] *= scale }
+        let residualTensor = Tensor(shape: [n, classCount], scalars: residual)
+        let weightGradient = Tensor.matmul(features, residualTensor, transposeA: true)
+        var gradient = weightGradient.scalars
+        let lambda = Float(l2Penalty)
+        var penalty = 0.0
+        for index in gradient.indices {
+            let w = parameters.weight.scalars[index]
+            gradient[index] += lambda * w
+            penalty += Double(w) * Double(w)
+        }
+        var biasGradient = [Float](repeating: 0, count: classCount)
+        for row in 0..<n { for c in 0..<classCount { biasGradient[c] += residual[row * classCount + c] } }
+        gradient += biasGradient
+        return (loss + 0.5 * l2Penalty * penalty, loss, gradient)
+    }
+
+    /// Fits the regression on `features` [N, D] with `labels` in 0..<classCount for at most
+    /// `maximumIterations` L-BFGS steps; `observer(iteration, parameters, loss)` sees each
+    /// step (the data loss, without the penalty) and may return false to stop.
+    public func fit(features: Tensor, labels: [Int], classCount: Int, maximumIterations: Int,
+                    observer: (Int, Parameters, Double) -> Bool = { _, _, _ in true })
+        -> (parameters: Parameters, termination: LBFGSMinimizer.Termination) {
+        let featureCount = features.shape[1]
+        let start = [Float](repeating: 0, count: featureCount * classCount + classCount)
+        let result = minimizer.minimize(
+            from: start, maximumIterations: maximumIterations,
+            objective: { packed in
+                let evaluation = objective(packed, features: features, labels: labels, classCount: classCount)
+                return (evaluation.value, evaluation.gradient)
+            },
+            observer: { iteration, packed, _ in
+                let parameters = unpack(packed, featureCount: featureCount, classCount: classCount)
+                let loss = objective(packed, features: features, labels: labels, classCount: classCount).loss
+                return observer(iteration, parameters, loss)
+            })
+        return (unpack(result.point, featureCount: featureCount, classCount: classCount), result.termination)
+    }
+
+    func unpack(_ packed: [Float], featureCount: Int, classCount: Int) -> Parameters {
+        let weightCount = featureCount * classCount
+        return Parameters(weight: Tensor(shape: [featureCount, classCount], scalars: Array(packed[0..<weightCount])),
+                          bias: Tensor(shape: [classCount], scalars: Array(packed[weightCount...])))
+    }
+}
+
+/// Per-feature standardisation `(x − mean) / scale`, fitted on training features; folded
+/// into a head's first layer when a model is saved.
+public struct FeatureStandardization: Equatable, Sendable {
+    /// Per-feature mean.
+    public var mean: [Float]
+    /// Per-feature standard deviation (1 for features that do not vary).
+    public var scale: [Float]
+
+    /// The mean and standard deviation of each column of `features` [N, D] (population).
+    public init(fitting features: Tensor) {
+        let n = features.shape[0], d = features.shape[1]
+        var sums = [Double](repeating: 0, count: d), squares = [Double](repeating: 0, count: d)
+        features.withUnsafeBufferPointer { values in
+            for row in 0..<n {
+                for column in 0..<d {
+                    let value = Double(values[row * d + column])
+                    sums[column] += value
+                    squares[column] += value * value
+                }
+            }
+        }
+        let count = Double(max(n, 1))
+        mean = sums.map { Float($0 / count) }
+        scale = zip(sums, squares).map { sum, square in
+            let variance = max(0, square / count - (sum / count) * (sum / count))
+            return variance > 1e-12 ? Float(variance.squareRoot()) : 1
+        }
+    }
+
+    /// `features` [N, D] standardised.
+    public func apply(_ features: Tensor) -> Tensor {
+        let d = mean.count
+        var values = features.scalars
+        for index in values.indices {
+            let column = index % d
+            values[index] = (values[index] - mean[column]) / scale[column]
+        }
+        return Tensor(shape: features.shape, scalars: values)
+    }
+
+    /// The layer `x ↦ ((x − mean)/scale)·weight + bias` rewritten to act on raw x.
+    public func folded(weight: Tensor, bias: Tensor) -> ImageClassifierHead.Layer {
+        let d = weight.shape[0], outputs = weight.shape[1]
+        var newWeight = weight.scalars, newBias = bias.scalars.map(Double.init)
+        for row in 0..<d {
+            for column in 0..<outputs {
+                let scaled = weight.scalars[row * outputs + column] / scale[row]
+                newWeight[row * outputs + column] = scaled
+                newBias[column] -= Double(mean[row]) * Double(scaled)
+            }
+        }
+        return ImageClassifierHead.Layer(weight: Tensor(shape: [d, outputs], scalars: newWeight),
+                                         bias: Tensor(shape: [outputs], scalars: newBias.map { Float($0) }))
+    }
+}

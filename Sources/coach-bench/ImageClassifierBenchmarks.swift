@@ -1,0 +1,49 @@
+import CoachData
+import CoachModels
+import CoachTraining
+import Foundation
+
+/// End-to-end image-classifier training on the cornhole crop set (crops of the boxes of
+/// shared/data/cornhole plus background crops; train/ = a seeded 75 % of the photos,
+/// test/ = the rest), without the on-disk feature cache, with and without augmentations.
+enum ImageClassifierBenchmarks {
+    static func run(backbonePath: String, sharedPath: String) throws {
+        print("== image classifier: end-to-end training on the cornhole crop set (no feature cache)")
+        let annotations = URL(fileURLWithPath: sharedPath).appendingPathComponent("data/cornhole/images/annotations.json")
+        guard FileManager.default.fileExists(atPath: annotations.path) else {
+            print("skipped: \(annotations.path) not found")
+            return
+        }
+        let backbone = try Backbone.load(from: URL(fileURLWithPath: backbonePath))
+        ComputeThreads.set(ProcessInfo.processInfo.activeProcessorCount)
+        print("threads: \(ComputeThreads.count)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coach-bench-crops-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var exporter = DetectionCropExporter()
+        exporter.maximumCropsPerLabelPerPhoto = 1
+        let exportStart = Timing.now()
+        let summary = try exporter.export(annotations: annotations, to: directory)
+        let crops = summary.counts.values.flatMap(\.values).reduce(0, +)
+        print("crop set: \(crops) crops from 149 photos written in \(format(Timing.now() - exportStart)) s")
+        for augmentations in [[String](), ["flip", "crop"]] {
+            var configuration = ImageClassifierTrainingConfiguration()
+            configuration.augmentations = augmentations
+            var extractionSeconds = 0.0, extractionStart: Double?
+            let trainer = try ImageClassifierTrainer(configuration: configuration, backbone: backbone, featureCache: nil) { event in
+                if case let .progress(_, completed, total, _, _) = event {
+                    if completed == 0 { extractionStart = Timing.now() }
+                    if completed == total, let start = extractionStart { extractionSeconds = Timing.now() - start }
+                }
+            }
+            let start = Timing.now()
+            let result = try trainer.train(data: directory)
+            let seconds = Timing.now() - start
+            let label = augmentations.isEmpty ? "no augmentation" : "augment \(augmentations.joined(separator: ","))"
+            print("\(label): \(format(seconds)) s end to end · \(result.computedViews) image views · "
+                  + "\(format(Double(result.computedViews) / seconds, 1)) views/s end to end · "
+                  + "extraction \(format(Double(result.computedViews) / max(extractionSeconds, 1e-9), 1)) views/s · "
+                  + "head \(result.history.count) iterations · test accuracy \(format((result.testMetrics?.accuracy ?? 0) * 100, 1)) %")
+        }
+        print("peak memory: \(Timing.peakMemoryMiB().map { format($0, 0) } ?? "?") MiB")
+    }
+}

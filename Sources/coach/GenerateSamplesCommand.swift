@@ -1,0 +1,67 @@
+import ArgumentParser
+import CoachData
+import Foundation
+
+/// `coach generate-samples`: writes the project's seeded sample datasets (no data is
+/// shipped in the repository; `make demo` generates it).
+struct GenerateSamplesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate-samples",
+        abstract: "Write the seeded sample datasets that `make demo` trains on.",
+        discussion: """
+        Every dataset is synthetic and fully determined by --seed:
+          throws       a kinematic stick figure (body18) doing overhand, underhand and
+                       underleg cornhole throws and background actions ('none'), as pose
+                       CSV/JSON clips plus Create ML annotation CSVs (train/ and test/)
+          hand-poses   21-joint hands (open, fist, one, peace, background) with chirality,
+                       as single-pose CSV tables (train.csv, test.csv)
+          sports-gear  rendered photos of a ball, cone, bean bag or disc on varied grounds,
+                       as labeled image folders (train/<label>/, test/<label>/ JPEGs)
+
+        Examples:
+          coach generate-samples --output datasets/generated
+          coach generate-samples --only throws --seed 7 --output /tmp/samples
+        """)
+
+    /// The datasets this command can write.
+    enum Sample: String, CaseIterable, ExpressibleByArgument {
+        case throws_ = "throws"
+        case handPoses = "hand-poses"
+        case sportsGear = "sports-gear"
+    }
+
+    @Option(help: "The folder to write the datasets into (one subfolder each).")
+    var output: String = "datasets/generated"
+
+    @Option(parsing: .upToNextOption, help: "Which datasets to write (default: all): \(Sample.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var only: [Sample] = []
+
+    @Option(help: "The seed every random choice flows from.")
+    var seed: UInt64 = 1
+
+    func run() throws {
+        try reportingErrors {
+            let root = URL(fileURLWithPath: output)
+            for sample in only.isEmpty ? Sample.allCases : only {
+                switch sample {
+                case .throws_:
+                    let (train, test) = try ThrowDatasetGenerator().generateSplits(
+                        into: root.appendingPathComponent("throws"), trainingClips: 240, testClips: 80, seed: seed)
+                    Console.print("throws: \(train.clipFiles.count) training clips → \(train.annotationFile.path), "
+                                  + "\(test.clipFiles.count) test clips → \(test.annotationFile.path)")
+                case .handPoses:
+                    let (train, test) = try HandPoseDatasetGenerator().generateSplits(
+                        into: root.appendingPathComponent("hand-poses"), trainingSamplesPerClass: 200,
+                        testSamplesPerClass: 50, seed: seed &+ 1)
+                    Console.print("hand-poses: \(train.file.path), \(test.file.path)")
+                case .sportsGear:
+                    let summary = try SportsGearImageGenerator().generate(
+                        into: root.appendingPathComponent("sports-gear"), trainingPerClass: 40, testPerClass: 15, seed: seed &+ 2)
+                    let total = summary.counts.values.flatMap(\.values).reduce(0, +)
+                    Console.print("sports-gear: \(total) images in \(summary.root.path)/train and /test "
+                                  + "(\(SportsGear.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import CoachModels
+import CoachRuntime
+import CoachTraining
+import Foundation
+
+/// `coach evaluate` and `coach predict` for image classifiers.
+enum ImageClassifierTaskCommands: TaskCommandHandler {
+    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
+        guard let folder = data.data else {
+            throw CLIError("\(modelPath) is an image classifier: give the labeled images with --data DIR (a folder per label)")
+        }
+        let model = try ImageClassifierModel.read(from: URL(fileURLWithPath: modelPath))
+        let backbone = try loadBackbone(nil)
+        let evaluation = try ImageClassifierEvaluator.evaluate(
+            model: model, modelPath: modelPath, backbone: backbone, data: URL(fileURLWithPath: folder),
+            featureCache: FeatureCache(directory: FeatureCache.defaultDirectory()),
+            observer: Console.observer(quiet: json))
+        if json {
+            try Console.printJSON(evaluation.metrics)
+        } else {
+            Console.print("\(modelPath) on \(folder):")
+            Console.print(MetricsTable.render(evaluation.metrics))
+        }
+    }
+
+    /// The JSON `predict --json` prints per image.
+    struct PredictionReport: Encodable {
+        var image: String
+        var predictions: [ClassificationPrediction]
+    }
+
+    static func predict(modelPath: String, options: PredictCommand) throws {
+        let classifier = try ImageClassifier(model: try ImageClassifierModel.read(from: URL(fileURLWithPath: modelPath)),
+                                             backbone: try loadBackbone(nil), modelPath: modelPath)
+        var reports: [PredictionReport] = [], failures = 0
+        for input in options.inputs {
+            do {
+                let predictions = Array(try classifier.predictions(for: URL(fileURLWithPath: input)).prefix(options.top))
+                if options.json {
+                    reports.append(PredictionReport(image: input, predictions: predictions))
+                } else {
+                    Console.print(input)
+                    let width = predictions.map(\.label.count).max() ?? 0
+                    for prediction in predictions {
+                        Console.print("  " + prediction.label.padding(toLength: width, withPad: " ", startingAt: 0)
+                                      + "  " + Console.percent(prediction.confidence))
+                    }
+                }
+            } catch {
+                failures += 1
+                Console.error((error as? LocalizedError)?.errorDescription ?? "\(error)")
+            }
+        }
+        if options.json { try Console.printJSON(reports) }
+        if failures > 0 { throw ExitCode.failure }
+    }
+}

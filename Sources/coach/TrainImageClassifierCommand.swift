@@ -1,0 +1,131 @@
+import ArgumentParser
+import CoachModels
+import CoachTraining
+import Foundation
+
+/// `coach train image-classifier`: transfer learning on labeled image folders.
+struct TrainImageClassifierCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "image-classifier",
+        abstract: "Train an image classifier from a folder per label (FORMATS §1).",
+        discussion: """
+        DIR holds one folder per label (DIR/<label>/*.jpg|png), or train/ plus validation/
+        and/or test/ splits of such folders. Without validation data a seeded, stratified
+        10 % of each class is held out. Images that cannot be decoded are skipped (named);
+        classes with fewer than 10 images, imbalance over 10:1 and images shared between
+        training and validation are warned about.
+
+        Features of the frozen EfficientNet-Lite0 backbone are computed once per image and
+        augmented view, and cached on disk (--feature-cache; default ~/.cache/coach/features),
+        so re-training with other options is fast, and an interrupted run resumes by
+        running the same command again. The head is L2-regularised logistic regression
+        (L-BFGS; --max-iterations steps) or a small MLP (--max-iterations epochs); the
+        weights with the best validation loss are kept (early stopping).
+
+        --augment takes a comma-separated list of: flip, rotate, crop, translate, exposure,
+        contrast, saturation, blur, noise. Each adds one augmented copy of every training
+        image (as Create ML's augmentation options do).
+
+        Examples:
+          coach train image-classifier --data datasets/generated/sports-gear --output models/gear.h5
+          coach train image-classifier --data photos --output fruit.h5 --augment flip,crop --seed 7
+        """)
+
+    @Option(help: "Training data: a folder per label, or train/ and validation/ or test/ splits.")
+    var data: String
+
+    @Option(help: "The model file to write (.h5).")
+    var output: String
+
+    @Option(help: "Validation data (a folder per label); default: the validation/ split, else a seeded 10 % hold-out.")
+    var validation: String?
+
+    @Option(help: "Augmentations, comma-separated: flip, rotate, crop, translate, exposure, contrast, saturation, blur, noise.")
+    var augment: String = ""
+
+    @Option(help: "The head: logistic (default) or mlp.")
+    var classifier: ImageClassifierKind = .logistic
+
+    @Option(help: "Maximum iterations (L-BFGS steps, or MLP epochs).")
+    var maxIterations: Int = 25
+
+    @Option(help: "The seed every random choice flows from.")
+    var seed: UInt64 = 0
+
+    @Option(help: "L2 penalty of the logistic head (on standardised features).")
+    var l2Penalty: Double = 0.01
+
+    @Option(help: "Hidden units of the MLP head.")
+    var hiddenUnits: Int = 256
+
+    @Option(help: "Fraction of each class held out for validation when there is no validation data.")
+    var validationFraction: Double = 0.1
+
+    @Option(help: "The backbone model file (default: $COACH_BACKBONE, then models/efficientnet-lite0.h5).")
+    var backbone: String?
+
+    @Option(help: "The on-disk feature cache folder (default: $COACH_CACHE_DIR/features, $XDG_CACHE_HOME/coach/features or ~/.cache/coach/features).")
+    var featureCache: String?
+
+    @Flag(help: "Do not read or write the on-disk feature cache.")
+    var noFeatureCache = false
+
+    @Option(help: "A name stored in the model file (default: the output file's name).")
+    var name: String?
+
+    @Flag(help: "Print only warnings, errors and the final summary.")
+    var quiet = false
+
+    func validate() throws {
+        if maxIterations < 1 { throw ValidationError("--max-iterations must be at least 1") }
+        if !(validationFraction > 0 && validationFraction < 1) { throw ValidationError("--validation-fraction must be between 0 and 1") }
+        if noFeatureCache && featureCache != nil { throw ValidationError("--feature-cache and --no-feature-cache cannot be combined") }
+    }
+
+    func run() throws {
+        try reportingErrors {
+            var configuration = ImageClassifierTrainingConfiguration()
+            configuration.classifier = classifier
+            configuration.maximumIterations = maxIterations
+            configuration.seed = seed
+            configuration.augmentations = augment.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            configuration.l2Penalty = l2Penalty
+            configuration.hiddenUnits = hiddenUnits
+            configuration.validationFraction = validationFraction
+            let backboneModel = try loadBackbone(backbone)
+            let cache: FeatureCache? = noFeatureCache ? nil
+                : FeatureCache(directory: featureCache.map { URL(fileURLWithPath: $0) } ?? FeatureCache.defaultDirectory())
+            let trainer = try ImageClassifierTrainer(configuration: configuration, backbone: backboneModel,
+                                                     featureCache: cache, observer: Console.observer(quiet: quiet))
+            let outputURL = URL(fileURLWithPath: output)
+            let start = Date()
+            let result = try trainer.train(data: URL(fileURLWithPath: data), validation: validation.map { URL(fileURLWithPath: $0) },
+                                           name: name ?? outputURL.deletingPathExtension().lastPathComponent)
+            try result.model.modelFile().write(to: outputURL)
+            let seconds = Date().timeIntervalSince(start)
+            var line = "wrote \(output) (\(result.model.labels.count) classes, \(result.model.head.kind) head, trained in \(Console.duration(seconds))"
+            if let best = result.bestIteration { line += ", kept iteration \(best) of \(result.history.count)" }
+            line += ")"
+            Console.print(line)
+            if let metrics = result.model.metrics["training.accuracy"] { Console.print("training accuracy: \(Console.percent(metrics))") }
+            if let validation = result.validationMetrics {
+                Console.print("validation accuracy: \(Console.percent(validation.accuracy)) (\(validation.count) images)")
+            }
+            if let test = result.testMetrics {
+                Console.print("")
+                Console.print("test data:")
+                Console.print(MetricsTable.render(test))
+            }
+        }
+    }
+}
+
+/// Loads the backbone at `path`, or at the default location; a clear error when there is none.
+func loadBackbone(_ path: String?) throws -> Backbone {
+    guard let url = path.map({ URL(fileURLWithPath: $0) }) ?? Backbone.defaultLocation() else {
+        throw BackboneError.notFound(searched: "$COACH_BACKBONE, ./models/\(Backbone.defaultFileName) and models/ beside the coach executable")
+    }
+    return try Backbone.load(from: url)
+}
+
+extension ImageClassifierKind: ExpressibleByArgument {}

@@ -1,0 +1,66 @@
+import Foundation
+import XCTest
+import TestSupport
+
+/// The target boundaries of ARCHITECTURE.md, checked on the sources: who may import whom,
+/// and that only the CLI prints.
+final class ArchitectureBoundaryTests: XCTestCase {
+    let sources = SharedData.repositoryRoot.appendingPathComponent("Sources")
+
+    /// Module imports of every Swift file of `target`.
+    func imports(of target: String) throws -> [(file: String, module: String)] {
+        let dir = sources.appendingPathComponent(target)
+        guard let files = FileManager.default.enumerator(atPath: dir.path) else { return [] }
+        var result: [(String, String)] = []
+        for case let file as String in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: dir.appendingPathComponent(file), encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ").map(String.init)
+                if let i = words.firstIndex(of: "import"), i + 1 < words.count,
+                   words[..<i].allSatisfy({ $0.hasPrefix("@") || ["public", "internal", "private"].contains($0) }) {
+                    result.append((file, words[i + 1]))
+                }
+            }
+        }
+        return result
+    }
+
+    func testTargetsImportOnlyWhatArchitectureAllows() throws {
+        let system: Set<String> = ["Foundation", "Dispatch", "Glibc", "Darwin"]
+        let allowed: [String: Set<String>] = [
+            "CoachRandom": [],
+            "CoachTensor": ["CBLAS", "CoachRandom"],
+            "CoachNN": ["CoachTensor"],
+            "CoachData": ["CImageCodecs", "CoachRandom"],
+            "CoachModels": ["CoachNN", "CoachTensor", "CoachRandom", "CoachData", "CHDF5", "COpenSSL"],
+            "CoachTraining": ["CoachModels", "CoachNN", "CoachTensor", "CoachRandom", "CoachData"],
+            "CoachRuntime": ["CoachModels", "CoachNN", "CoachTensor", "CoachRandom", "CoachData"],
+        ]
+        var violations: [String] = []
+        for (target, modules) in allowed {
+            for (file, module) in try imports(of: target) where !system.contains(module) && !modules.contains(module) {
+                violations.append("\(target)/\(file) imports \(module)")
+            }
+        }
+        XCTAssertEqual(violations, [], "imports that break ARCHITECTURE.md's boundaries")
+    }
+
+    func testOnlyTheCLIPrints() throws {
+        var printing: [String] = []
+        for target in ["CoachRandom", "CoachTensor", "CoachNN", "CoachData", "CoachModels", "CoachTraining", "CoachRuntime"] {
+            let dir = sources.appendingPathComponent(target)
+            guard let files = FileManager.default.enumerator(atPath: dir.path) else { continue }
+            for case let file as String in files where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: dir.appendingPathComponent(file), encoding: .utf8)
+                for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let code = line.split(separator: "//").first.map(String.init) ?? ""
+                    if code.range(of: #"(^|[^.\w])(print|debugPrint|dump)\("#, options: .regularExpression) != nil
+                        || code.contains("FileHandle.standardOutput") || code.contains("FileHandle.standardError") {
+                        printing.append("\(target)/\(file):\(n + 1)")
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(printing, [], "libraries return values and emit events; only coach prints")
+    }
+}

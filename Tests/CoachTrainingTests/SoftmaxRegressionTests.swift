@@ -1,0 +1,63 @@
+import CoachModels
+import CoachRandom
+import CoachTraining
+import Foundation
+import TestSupport
+import XCTest
+
+/// The L-BFGS logistic regression against independent references: a finite-difference
+/// gradient, and the optimality condition at the solution.
+final class SoftmaxRegressionTests: XCTestCase {
+    private func problem(seed: UInt64, rows: Int = 60, features: Int = 5, classes: Int = 3) -> (Tensor, [Int]) {
+        var generator = SeededGenerator(seed: seed)
+        var values: [Float] = [], labels: [Int] = []
+        for row in 0..<rows {
+            let label = row % classes
+            for feature in 0..<features {
+                values.append(generator.nextNormal() + (feature == label ? 1.5 : 0))
+            }
+            labels.append(label)
+        }
+        return (Tensor(shape: [rows, features], scalars: values), labels)
+    }
+
+    func testGradientMatchesFiniteDifferences() {
+        let (x, y) = problem(seed: 1)
+        let regression = SoftmaxRegression(l2Penalty: 0.1)
+        var generator = SeededGenerator(seed: 2)
+        let packed = (0..<(5 * 3 + 3)).map { _ in generator.nextUniform(-0.5, 0.5) }
+        let analytic = regression.objective(packed, features: x, labels: y, classCount: 3).gradient
+        for index in packed.indices {
+            var plus = packed, minus = packed
+            plus[index] += 1e-2; minus[index] -= 1e-2
+            let numeric = (regression.objective(plus, features: x, labels: y, classCount: 3).value
+                           - regression.objective(minus, features: x, labels: y, classCount: 3).value) / 2e-2
+            XCTAssertEqual(Double(analytic[index]), numeric, accuracy: 2e-3, "parameter \(index)")
+        }
+    }
+
+    func testConvergesToTheRegularisedOptimum() {
+        let (x, y) = problem(seed: 5)
+        let regression = SoftmaxRegression(l2Penalty: 0.05)
+        let fit = regression.fit(features: x, labels: y, classCount: 3, maximumIterations: 200)
+        let packed = fit.parameters.weight.scalars + fit.parameters.bias.scalars
+        let gradient = regression.objective(packed, features: x, labels: y, classCount: 3).gradient
+        XCTAssertLessThan(gradient.map(abs).max()!, 1e-3, "the gradient vanishes at the optimum")
+        // At the optimum, λ·W = −Xᵀ(P − Y)/N, so the mean residual per class (bias gradient) is 0.
+        let biasGradient = gradient.suffix(3)
+        XCTAssertLessThan(biasGradient.map(abs).max()!, 1e-3)
+        // And the same data always gives the same parameters (no randomness).
+        XCTAssertEqual(regression.fit(features: x, labels: y, classCount: 3, maximumIterations: 200).parameters, fit.parameters)
+    }
+
+    func testStandardisationFoldsIntoTheLayer() {
+        let (x, _) = problem(seed: 9)
+        let standardization = FeatureStandardization(fitting: x)
+        var generator = SeededGenerator(seed: 3)
+        let weight = Tensor(shape: [5, 3], scalars: (0..<15).map { _ in generator.nextNormal() })
+        let bias = Tensor([0.1, -0.2, 0.3])
+        let direct = Tensor.matmul(standardization.apply(x), weight) + bias
+        let folded = standardization.folded(weight: weight, bias: bias)
+        assertClose((Tensor.matmul(x, folded.weight) + folded.bias).scalars, direct.scalars, absolute: 1e-4)
+    }
+}

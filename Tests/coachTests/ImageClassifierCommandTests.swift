@@ -1,0 +1,90 @@
+import CoachData
+import CoachModels
+import Foundation
+import TestSupport
+import XCTest
+
+/// `coach train image-classifier`, `evaluate`, `predict` and `inspect` on generated sample images.
+final class ImageClassifierCommandTests: XCTestCase {
+    func testTrainEvaluatePredictInspect() throws {
+        _ = try BackboneFixture.load()
+        let directory = try temporaryDirectory(self)
+        let cache = SharedData.repositoryRoot.appendingPathComponent(".build/test-cache").path
+        let generated = try CoachExecutable.run(["generate-samples", "--only", "sports-gear", "--output", directory.path])
+        XCTAssertEqual(generated.exitCode, 0, generated.standardError)
+        let data = directory.appendingPathComponent("sports-gear")
+        let model = directory.appendingPathComponent("gear.h5").path
+        let environment = ["COACH_BACKBONE": BackboneFixture.url.path, "COACH_CACHE_DIR": cache]
+        let trained = try run(["train", "image-classifier", "--data", data.path, "--output", model, "--augment", "flip", "--seed", "2"],
+                              environment: environment)
+        XCTAssertEqual(trained.exitCode, 0, trained.standardError)
+        XCTAssertTrue(trained.standardError.contains("extracting features") || trained.standardError.contains("read from the feature cache"),
+                      trained.standardError)
+        for fragment in ["classes: 4", "bean_bag", "iteration 1/25", "validation accuracy"] {
+            XCTAssertTrue(trained.standardError.contains(fragment), "'\(fragment)' missing from:\n\(trained.standardError)")
+        }
+        XCTAssertTrue(trained.standardOutput.contains("wrote \(model)"), trained.standardOutput)
+        XCTAssertTrue(trained.standardOutput.contains("confusion matrix (rows: true class, columns: predicted class)"))
+
+        let evaluated = try run(["evaluate", model, "--data", data.appendingPathComponent("test").path, "--json"], environment: environment)
+        XCTAssertEqual(evaluated.exitCode, 0, evaluated.standardError)
+        let json = try JSONSerialization.jsonObject(with: Data(evaluated.standardOutput.utf8)) as! [String: Any]
+        XCTAssertEqual(json["task"] as? String, "image-classifier")
+        XCTAssertEqual(json["classes"] as? [String], ["ball", "bean_bag", "cone", "disc"])
+        XCTAssertEqual((json["confusionMatrix"] as? [[Int]])?.flatMap { $0 }.reduce(0, +), 60)
+        XCTAssertGreaterThanOrEqual(json["accuracy"] as? Double ?? 0, 0.9)
+        let perClass = try XCTUnwrap(json["perClass"] as? [[String: Any]])
+        XCTAssertEqual(Set(perClass[0].keys), ["label", "precision", "recall", "f1", "support"])
+
+        let text = try run(["evaluate", model, "--data", data.appendingPathComponent("test").path], environment: environment)
+        XCTAssertTrue(text.standardOutput.contains("true \\ predicted  ball  bean_bag  cone  disc"), text.standardOutput)
+
+        let cone = data.appendingPathComponent("test/cone/cone-0000.jpg").path
+        let predicted = try run(["predict", model, cone, "--top", "2", "--json"], environment: environment)
+        XCTAssertEqual(predicted.exitCode, 0, predicted.standardError)
+        let predictions = try JSONSerialization.jsonObject(with: Data(predicted.standardOutput.utf8)) as! [[String: Any]]
+        let top = try XCTUnwrap(predictions.first?["predictions"] as? [[String: Any]])
+        XCTAssertEqual(top.count, 2)
+        XCTAssertEqual(top.first?["label"] as? String, "cone")
+
+        let missing = try run(["predict", model, directory.appendingPathComponent("nope.jpg").path], environment: environment)
+        XCTAssertEqual(missing.exitCode, 1)
+        XCTAssertTrue(missing.standardError.contains("nope.jpg"), missing.standardError)
+
+        let inspected = try run(["inspect", model], environment: environment)
+        for fragment in ["image-classifier", "4: ball, bean_bag, cone, disc", "requires efficientnet-lite0", "short side 256",
+                         "augmentations", "[flip]", "validation.accuracy", "l2Penalty"] {
+            XCTAssertTrue(inspected.standardOutput.contains(fragment), "'\(fragment)' missing from:\n\(inspected.standardOutput)")
+        }
+    }
+
+    func testBadDataAndAnotherBackboneAreClearErrors() throws {
+        _ = try BackboneFixture.load()
+        let directory = try temporaryDirectory(self)
+        let environment = ["COACH_BACKBONE": BackboneFixture.url.path, "COACH_CACHE_DIR": directory.path]
+        let empty = try run(["train", "image-classifier", "--data", directory.path, "--output", directory.appendingPathComponent("m.h5").path],
+                            environment: environment)
+        XCTAssertEqual(empty.exitCode, 1)
+        XCTAssertTrue(empty.standardError.contains("no class folders found"), empty.standardError)
+        let badAugment = try run(["train", "image-classifier", "--data", directory.path, "--output", "m.h5", "--augment", "flip,twirl"],
+                                 environment: environment)
+        XCTAssertEqual(badAugment.exitCode, 1)
+        XCTAssertTrue(badAugment.standardError.contains("'twirl'"), badAugment.standardError)
+
+        // A model trained on another backbone (another SHA-256) is refused, naming both.
+        let head = ImageClassifierHead(layers: [ImageClassifierHead.Layer(weight: Tensor.zeros([1280, 2]), bias: Tensor.zeros([2]))])
+        let model = ImageClassifierModel(labels: ["a", "b"], head: head,
+                                         backbone: BackboneReference(name: "efficientnet-lite0", sha256: String(repeating: "1", count: 64)))
+        let url = directory.appendingPathComponent("other.h5")
+        try model.modelFile().write(to: url)
+        let image = directory.appendingPathComponent("x.png")
+        try RGBImage(width: 8, height: 8, color: .white).writePNG(to: image)
+        let refused = try run(["predict", url.path, image.path], environment: environment)
+        XCTAssertEqual(refused.exitCode, 1)
+        XCTAssertTrue(refused.standardError.contains(String(repeating: "1", count: 64)), refused.standardError)
+    }
+
+    private func run(_ arguments: [String], environment: [String: String]) throws -> CoachExecutable.Result {
+        try CoachExecutable.run(arguments, environment: environment)
+    }
+}
