@@ -14,11 +14,11 @@ import Foundation
 /// import CoachRuntime
 ///
 /// let detector = try ObjectDetector(contentsOf: URL(fileURLWithPath: "board.h5"))
-/// for object in try detector.detect(inImageAt: URL(fileURLWithPath: "frame.jpg")) {
-///     let box = object.boundingBox          // normalised, origin top-left
-///     print(object.label, object.confidence, box.x, box.y, box.width, box.height)
-///     let visionBox = box.visionRect        // origin bottom-left, as Vision reports it
-///     _ = visionBox
+/// var boards: [NormalizedRect] = []
+/// for object in try detector.detect(inImageAt: URL(fileURLWithPath: "frame.jpg")) where object.label == "board" {
+///     boards.append(object.boundingBox)                 // normalised, origin top-left
+///     let visionBox = object.boundingBox.visionRect     // origin bottom-left, as Vision reports it
+///     _ = (object.confidence, visionBox)
 /// }
 /// ```
 public final class ObjectDetector {

@@ -41,7 +41,7 @@ struct TrainObjectDetectorCommand: ParsableCommand {
     @Option(help: "Input side in pixels (a multiple of 32); images are letterboxed into it.")
     var inputSize: Int = DetectorConfiguration.defaultInputSize
 
-    @Option(help: "Training iterations (batches); default: about 24 passes over the cached views, 300…3000.")
+    @Option(help: "Training iterations (batches); default: about 14 passes over the cached views, 400…2400.")
     var maxIterations: Int?
 
     @Option(help: "Views per batch.")
@@ -53,8 +53,8 @@ struct TrainObjectDetectorCommand: ParsableCommand {
     @Option(help: "Views per training image with cached backbone maps (the original plus augmented ones).")
     var viewsPerImage: Int = 8
 
-    @Option(help: "Box coding: anchor-free (centre-based) or anchors (YOLOv2-style, k-means on the training boxes).")
-    var boxCoding: String = DetectorBoxCodingChoice.anchorFree.rawValue
+    @Option(help: "Box coding: anchors (YOLOv2-style, k-means on the training boxes) or anchor-free (centre-based).")
+    var boxCoding: String = DetectorBoxCodingChoice.anchors.rawValue
 
     @Option(help: "Anchors for --box-coding anchors.")
     var anchors: Int = 5
@@ -134,9 +134,9 @@ struct TrainObjectDetectorCommand: ParsableCommand {
                 checkpoint: ObjectDetectorTrainer.checkpointURL(for: outputURL), resume: resume,
                 observer: Console.observer())
             try result.modelFile.write(to: outputURL)
-            Console.note(String(format: "trained %d iterations in %@ (backbone maps %@); wrote %@",
-                                result.iterations, Console.duration(result.trainingSeconds),
-                                Console.duration(result.featureSeconds), output))
+            Console.note(String(format: "trained %d iterations in %@ (backbone maps %@)", result.iterations,
+                                Console.duration(result.trainingSeconds), Console.duration(result.featureSeconds)))
+            if !json { Console.print("wrote \(output)") }
             if let metrics = result.validationMetrics {
                 if json { try Console.printJSON(metrics) } else { Console.print(DetectionMetricsTable.render(metrics)) }
             }

@@ -110,6 +110,16 @@ public struct BoardDatasetGenerator: Sendable {
                                    objectsPerLabel: counts, negativeCount: negatives)
     }
 
+    /// A training set in `directory/train` and a test set in `directory/test`, from
+    /// independent streams of the seed (no scene is shared).
+    public func generateSplits(into directory: URL, trainingImages: Int, testImages: Int,
+                               seed: UInt64) throws -> (training: BoardDatasetSummary, test: BoardDatasetSummary) {
+        let training = try generate(into: directory.appendingPathComponent("train"), images: trainingImages, seed: seed)
+        let test = try generate(into: directory.appendingPathComponent("test"), images: testImages,
+                                seed: seed ^ 0x7E57_7E57_7E57_7E57)
+        return (training, test)
+    }
+
     /// A pixel value with one decimal.
     static func number(_ value: Double) -> String { String(format: "%.1f", value) }
 }

@@ -102,21 +102,16 @@ public struct DetectorFeatureBatch {
     }
 }
 
-/// The detector's input encoding and backbone pass, shared by training and inference so
-/// the two can never preprocess differently.
-///
-/// An image is letterboxed (aspect ratio kept, anti-aliased bilinear, centred, the rest
-/// filled with grey 127) into `inputWidth × inputHeight`, then normalised as
-/// `(x − 127) / 128` for EfficientNet-Lite0.
-public struct DetectorFeatureExtractor {
-    /// The frozen backbone.
-    public let backbone: EfficientNetLite0
-    /// The detector's configuration.
+/// The detector's input encoding, shared by training and inference so the two can never
+/// preprocess differently: an image is letterboxed (aspect ratio kept, anti-aliased
+/// bilinear, centred, the rest filled with grey 127) into `inputWidth × inputHeight`, then
+/// normalised as `(x − 127) / 128` for EfficientNet-Lite0.
+public struct DetectorInputEncoding: Sendable {
+    /// The detector's configuration (input size).
     public let configuration: DetectorConfiguration
 
-    /// An extractor running `backbone` for `configuration`.
-    public init(backbone: EfficientNetLite0, configuration: DetectorConfiguration) {
-        self.backbone = backbone
+    /// The encoding of `configuration`'s input.
+    public init(configuration: DetectorConfiguration) {
         self.configuration = configuration
     }
 
@@ -132,6 +127,31 @@ public struct DetectorFeatureExtractor {
         let boxed = try image.letterboxed(width: configuration.inputWidth, height: configuration.inputHeight, fillValue: 127)
         return (boxed.image.normalized(subtracting: 127, dividingBy: 128).values, boxed.transform)
     }
+}
+
+/// The detector's input encoding plus the frozen backbone pass that turns inputs into the
+/// maps the head consumes.
+public struct DetectorFeatureExtractor {
+    /// The frozen backbone.
+    public let backbone: EfficientNetLite0
+    /// The detector's configuration.
+    public let configuration: DetectorConfiguration
+    /// The input encoding.
+    public var encoding: DetectorInputEncoding { DetectorInputEncoding(configuration: configuration) }
+
+    /// An extractor running `backbone` for `configuration`.
+    public init(backbone: EfficientNetLite0, configuration: DetectorConfiguration) {
+        self.backbone = backbone
+        self.configuration = configuration
+    }
+
+    /// See `DetectorInputEncoding.decodingOptions`.
+    public var decodingOptions: ImageDecodingOptions { encoding.decodingOptions }
+
+    /// See `DetectorInputEncoding.encode(_:)`.
+    public func encode(_ image: RGBImage) throws -> (pixels: [Float], transform: LetterboxTransform) {
+        try encoding.encode(image)
+    }
 
     /// The maps of encoded inputs (each `inputHeight · inputWidth · 3` normalised floats).
     public func maps(of inputs: [[Float]]) -> [DetectorFeatureMaps] {
@@ -145,8 +165,7 @@ public struct DetectorFeatureExtractor {
             }
         }
         let result = backbone.forward(batch, keeping: [.stride16, .stride32])
-        let h32 = c.inputHeight / 32, w32 = c.inputWidth / 32
-        let cells32 = h32 * w32, channels32 = EfficientNetLite0.featureCount, channels16 = EfficientNetLite0.stride16Channels
+        let cells32 = (c.inputHeight / 32) * (c.inputWidth / 32), channels32 = EfficientNetLite0.featureCount, channels16 = EfficientNetLite0.stride16Channels
         let s32 = result.stride32!, s16 = result.stride16!
         var maps: [DetectorFeatureMaps] = []
         s32.withUnsafeBufferPointer { p32 in

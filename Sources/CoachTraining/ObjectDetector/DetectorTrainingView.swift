@@ -26,7 +26,9 @@ public struct DetectorTrainingView: Sendable {
 /// of views can be rebuilt identically, e.g. on resume — letterboxes, and runs the
 /// backbone in batches.
 struct DetectorViewBuilder {
-    let extractor: DetectorFeatureExtractor
+    /// The backbone pass (nil when only inputs are made, see `makeView`).
+    let extractor: DetectorFeatureExtractor?
+    let encoding: DetectorInputEncoding
     let classIndex: [String: Int]
     let pipeline: AugmentationPipeline
     let seed: UInt64
@@ -65,7 +67,7 @@ struct DetectorViewBuilder {
                                     1 / decoded.scaleX, 1 / decoded.scaleY))
                 }
             }
-            let maps = extractor.maps(of: encoded.map(\.pixels))
+            let maps = extractor?.maps(of: encoded.map(\.pixels)) ?? []
             for (item, map) in zip(encoded, maps) {
                 result.append(DetectorTrainingView(imageIndex: item.index, viewIndex: item.view, maps: map, target: item.target,
                                                    transform: item.transform, fullScaleX: item.scaleX, fullScaleY: item.scaleY))
@@ -78,7 +80,7 @@ struct DetectorViewBuilder {
 
     /// The decoded image (reduced when much larger than the input) and its boxes in its pixels.
     func load(_ image: AnnotatedImage) throws -> (DecodedImage, [BoundingBox], [Int]) {
-        let decoded = try ImageDecoder.decode(contentsOf: image.url, options: extractor.decodingOptions)
+        let decoded = try ImageDecoder.decode(contentsOf: image.url, options: encoding.decodingOptions)
         var boxes: [BoundingBox] = [], labels: [Int] = []
         for object in image.objects {
             guard let label = classIndex[object.label] else { continue }
@@ -93,7 +95,7 @@ struct DetectorViewBuilder {
     /// The image resized (aspect kept) to the size it has inside the input canvas, in 8 bits:
     /// augmented views are made from it, so augmentation costs the input's pixels, not the photo's.
     func contentImage(_ image: RGBImage) throws -> RGBImage {
-        let c = extractor.configuration
+        let c = encoding.configuration
         let placement = ImageResizing.letterboxTransform(width: image.width, height: image.height,
                                                          canvasWidth: c.inputWidth, canvasHeight: c.inputHeight)
         return try image.resized(width: placement.contentWidth, height: placement.contentHeight).rgbImage()
@@ -107,7 +109,7 @@ struct DetectorViewBuilder {
         -> (pixels: [Float], target: DetectionTarget, transform: LetterboxTransform)
     {
         guard view > 0, let content else {
-            let (pixels, transform) = try extractor.encode(image)
+            let (pixels, transform) = try encoding.encode(image)
             return (pixels, DetectionTarget(boxes: boxes.map { Self.map($0, transform) }, classIndices: labels), transform)
         }
         let scaleX = Double(content.width) / Double(image.width), scaleY = Double(content.height) / Double(image.height)
@@ -116,7 +118,7 @@ struct DetectorViewBuilder {
         }
         var generator = SeededGenerator(seed: DetectorSeeds.mix(seed, 1, UInt64(imageIndex), UInt64(view)))
         let augmented = pipeline.apply(to: AugmentationSample(image: content, boxes: contentBoxes), using: &generator)
-        let (pixels, transform) = try extractor.encode(augmented.image)
+        let (pixels, transform) = try encoding.encode(augmented.image)
         let target = DetectionTarget(boxes: augmented.boxes.map { Self.map($0, transform) },
                                      classIndices: augmented.boxSourceIndices.map { labels[$0] })
         return (pixels, target, transform)

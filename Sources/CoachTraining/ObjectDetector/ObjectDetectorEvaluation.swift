@@ -56,7 +56,7 @@ public enum ObjectDetectorEvaluation {
             observer?(.warning("the model does not know the label\(unknown.count == 1 ? "" : "s") \(unknown.sorted().joined(separator: ", ")); those boxes are left out"))
         }
         let extractor = DetectorFeatureExtractor(backbone: backbone, configuration: model.configuration)
-        let builder = DetectorViewBuilder(extractor: extractor,
+        let builder = DetectorViewBuilder(extractor: extractor, encoding: extractor.encoding,
                                           classIndex: Dictionary(uniqueKeysWithValues: model.classLabels.enumerated().map { ($1, $0) }),
                                           pipeline: AugmentationPipeline(steps: []), seed: 0)
         let views = try builder.build(dataset.images, viewsPerImage: 1, phase: "detecting", observer: observer)

@@ -65,7 +65,7 @@ public enum ObjectDetectorTrainer {
         let detector = DetectorConfiguration(inputWidth: configuration.inputSize, inputHeight: configuration.inputSize,
                                              classCount: max(1, labels.count))
         let extractor = DetectorFeatureExtractor(backbone: backbone.network, configuration: detector)
-        let builder = DetectorViewBuilder(extractor: extractor,
+        let builder = DetectorViewBuilder(extractor: extractor, encoding: extractor.encoding,
                                           classIndex: Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) }),
                                           pipeline: pipeline, seed: configuration.seed)
         let start = ProgressMeter.now()
@@ -88,9 +88,11 @@ public enum ObjectDetectorTrainer {
     ///   - cachedViews: views from `cacheViews` for this data and configuration, or nil to build them.
     ///   - checkpoint: where to save progress (after every report), or nil for none.
     ///   - resume: continue from `checkpoint` when it exists (its configuration and data must match).
+    ///   - interruptAfter: stop with `ObjectDetectorTrainingError.interrupted` once this many
+    ///     iterations are done and checkpointed (a time-boxed run; resume continues it exactly).
     public static func train(training: DetectionDataset, validation: DetectionDataset?, backbone: Backbone,
                              configuration: ObjectDetectorTrainingConfiguration, cachedViews: CachedViews? = nil,
-                             checkpoint: URL? = nil, resume: Bool = false,
+                             checkpoint: URL? = nil, resume: Bool = false, interruptAfter: Int? = nil,
                              observer: TrainingObserver? = nil) throws -> TrainedObjectDetector {
         if !configuration.problems.isEmpty { throw ObjectDetectorTrainingError.invalidConfiguration(configuration.problems) }
         let labels = training.labels
@@ -183,6 +185,9 @@ public enum ObjectDetectorTrainer {
                         record: .init(completedIterations: done, configuration: configuration, dataFingerprint: fingerprint,
                                       labels: labels, history: history),
                         modelState: model.head.stateDictionary, optimizerState: optimizer.state).write(to: checkpoint)
+                    if let interruptAfter, done >= interruptAfter {
+                        throw ObjectDetectorTrainingError.interrupted(completedIterations: done, checkpoint: checkpoint.path)
+                    }
                 }
             }
         }
@@ -211,6 +216,26 @@ public enum ObjectDetectorTrainer {
         if let checkpoint { try? FileManager.default.removeItem(at: checkpoint) }
         return TrainedObjectDetector(model: model, modelFile: file, validationMetrics: metrics, finalTrainingLoss: lastLoss,
                                      iterations: iterations, featureSeconds: featureSeconds, trainingSeconds: trainingSeconds)
+    }
+
+    /// The encoded input (normalised HWC floats) and target of view `view` of `image`,
+    /// exactly as training builds it before the backbone pass: view 0 is the image
+    /// letterboxed as at inference, the others are augmented with the generator derived from
+    /// (seed, `imageIndex`, `view`). Boxes of labels not in `labels` are left out.
+    public static func trainingView(of image: RGBImage, objects: [ObjectAnnotation], labels: [String],
+                                    configuration: ObjectDetectorTrainingConfiguration, imageIndex: Int,
+                                    view: Int) throws -> (pixels: [Float], target: DetectionTarget) {
+        let detector = DetectorConfiguration(inputWidth: configuration.inputSize, inputHeight: configuration.inputSize,
+                                             classCount: max(1, labels.count))
+        let index = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
+        let builder = DetectorViewBuilder(
+            extractor: nil, encoding: DetectorInputEncoding(configuration: detector), classIndex: index,
+            pipeline: try AugmentationPipeline(parsing: configuration.augmentations.joined(separator: ",")), seed: configuration.seed)
+        let known = objects.filter { index[$0.label] != nil }
+        let content = view > 0 && !builder.pipeline.isEmpty ? try builder.contentImage(image) : nil
+        let made = try builder.makeView(image, content: content, boxes: known.map(\.box), labels: known.map { index[$0.label]! },
+                                        imageIndex: imageIndex, view: view)
+        return (made.pixels, made.target)
     }
 
     /// Where `coach train object-detector --output FILE.h5` keeps its checkpoint: `FILE.checkpoint.h5`.
@@ -287,6 +312,8 @@ public enum ObjectDetectorTrainingError: LocalizedError {
     case noObjects(path: String)
     /// A checkpoint does not belong to this run.
     case checkpointMismatch(path: String, reason: String)
+    /// Training stopped as asked (`interruptAfter`) with its state saved in `checkpoint`.
+    case interrupted(completedIterations: Int, checkpoint: String)
 
     public var errorDescription: String? {
         switch self {
@@ -296,6 +323,8 @@ public enum ObjectDetectorTrainingError: LocalizedError {
             return "\(path): the training annotations contain no boxes; an object detector needs at least one labelled object"
         case let .checkpointMismatch(path, reason):
             return "cannot resume from \(path): \(reason); delete it to start over, or train without --resume"
+        case let .interrupted(done, checkpoint):
+            return "training stopped after \(done) iterations; its state is in \(checkpoint) (continue with --resume)"
         }
     }
 }

@@ -45,7 +45,7 @@ public struct ObjectDetectorTrainingConfiguration: Codable, Equatable, Sendable 
     /// A configuration; the defaults are Coach's recommended settings.
     public init(inputSize: Int = DetectorConfiguration.defaultInputSize, maximumIterations: Int? = nil,
                 batchSize: Int = 16, augmentations: [String] = ObjectDetectorTrainingConfiguration.defaultAugmentations,
-                viewsPerImage: Int = 8, seed: UInt64 = 0, boxCoding: DetectorBoxCodingChoice = .anchorFree,
+                viewsPerImage: Int = 8, seed: UInt64 = 0, boxCoding: DetectorBoxCodingChoice = .anchors,
                 anchorCount: Int = 5, stride: Int = 16, headWidth: Int = 96, headBlocks: Int = 2,
                 learningRate: Double = 2e-3, weightDecay: Double = 5e-4) {
         self.inputSize = inputSize
@@ -63,10 +63,11 @@ public struct ObjectDetectorTrainingConfiguration: Codable, Equatable, Sendable 
         self.weightDecay = weightDecay
     }
 
-    /// Iterations when none are given: about 24 passes over the cached views, at least
-    /// 300 and at most 3000 (so small datasets still converge and large ones stay bounded).
+    /// Iterations when none are given: about 14 passes over the cached views, at least 400
+    /// and at most 2400 (on the cornhole photos, 119 images × 8 views: 833 iterations; 400
+    /// and 1500 measured AP50 0.947 and 0.954 against 0.954 at 800).
     public func automaticIterations(viewCount: Int) -> Int {
-        min(3000, max(300, (24 * viewCount + batchSize - 1) / max(1, batchSize)))
+        min(2400, max(400, (14 * viewCount + batchSize - 1) / max(1, batchSize)))
     }
 
     /// Every reason the configuration cannot be used, empty when it can.
