@@ -88,6 +88,11 @@ demo: build
 	@echo "==> image classifier: evaluating on $(GENERATED)/sports-gear/test"
 	@$(COACH) evaluate models/sports-gear.h5 --data $(GENERATED)/sports-gear/test
 	@$(COACH) predict models/sports-gear.h5 $(GENERATED)/sports-gear/test/cone/cone-0000.jpg --top 2
+	@echo "==> object detector: training a board detector on $(GENERATED)/boards/train (Create ML annotations)"
+	@$(COACH) train object-detector --annotations $(GENERATED)/boards/train/annotations.json --output models/boards.h5 --seed 1
+	@echo "==> object detector: evaluating on $(GENERATED)/boards/test"
+	@$(COACH) evaluate models/boards.h5 --annotations $(GENERATED)/boards/test/annotations.json
+	@$(COACH) predict models/boards.h5 $(GENERATED)/boards/test/0001.jpg --draw $(GENERATED)/boards/test-0001-boxes.png
 
 bench: build
 	@$(PYTHON) -m venv $(CACHE)/venv >/dev/null

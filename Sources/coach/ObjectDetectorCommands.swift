@@ -88,10 +88,11 @@ enum ObjectDetectorCommands: TaskCommandHandler {
 
 /// Distinct, legible box colours by class index.
 enum BoxPalette {
+    /// Green, yellow, cyan, magenta, orange, lime, purple, pink: none is a team colour (red, blue).
     static let colors: [RGBColor] = [
-        RGBColor(red: 230, green: 25, blue: 75), RGBColor(red: 60, green: 180, blue: 75), RGBColor(red: 255, green: 225, blue: 25),
-        RGBColor(red: 0, green: 130, blue: 200), RGBColor(red: 245, green: 130, blue: 48), RGBColor(red: 145, green: 30, blue: 180),
-        RGBColor(red: 70, green: 240, blue: 240), RGBColor(red: 240, green: 50, blue: 230),
+        RGBColor(red: 60, green: 200, blue: 75), RGBColor(red: 255, green: 225, blue: 25), RGBColor(red: 70, green: 240, blue: 240),
+        RGBColor(red: 240, green: 50, blue: 230), RGBColor(red: 245, green: 130, blue: 48), RGBColor(red: 190, green: 245, blue: 60),
+        RGBColor(red: 145, green: 30, blue: 180), RGBColor(red: 250, green: 190, blue: 212),
     ]
     static func color(for index: Int) -> RGBColor { colors[((index % colors.count) + colors.count) % colors.count] }
 }

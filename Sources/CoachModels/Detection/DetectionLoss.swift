@@ -14,8 +14,11 @@ import Foundation
 public enum DetectionLoss {
     /// Term weights (YOLOX's: box 5, objectness 1, classification 1).
     public struct Weights: Equatable, Sendable {
+        /// Weight of the box term (1 − GIoU).
         public var box: Float
+        /// Weight of the objectness term (binary cross-entropy).
         public var objectness: Float
+        /// Weight of the class term (softmax cross-entropy).
         public var classification: Float
         /// The defaults above.
         public init(box: Float = 5, objectness: Float = 1, classification: Float = 1) {
@@ -27,9 +30,13 @@ public enum DetectionLoss {
 
     /// The value of each term (already divided by the positive count and weighted).
     public struct Components: Equatable, Sendable {
+        /// The whole loss.
         public var total: Float = 0
+        /// The weighted box term.
         public var box: Float = 0
+        /// The weighted objectness term.
         public var objectness: Float = 0
+        /// The weighted class term.
         public var classification: Float = 0
         /// Positive slots in the batch.
         public var positives: Int = 0

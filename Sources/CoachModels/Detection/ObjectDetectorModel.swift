@@ -121,6 +121,7 @@ public enum DetectorModelError: LocalizedError, Equatable {
     /// The file holds another kind of model.
     case wrongTask(path: String, task: String)
 
+    /// A sentence saying what is wrong and what to do.
     public var errorDescription: String? {
         switch self {
         case .invalidConfiguration(let problems):

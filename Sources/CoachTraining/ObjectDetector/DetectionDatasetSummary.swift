@@ -6,13 +6,15 @@ import Foundation
 public struct DetectionDatasetSummary: Codable, Equatable, Sendable {
     /// One label's numbers.
     public struct LabelSummary: Codable, Equatable, Sendable {
+        /// The label.
         public var label: String
         /// Boxes with this label.
         public var count: Int
         /// Images with at least one such box.
         public var imageCount: Int
-        /// Median box width and height as fractions of the image.
+        /// Median box width as a fraction of the image's width.
         public var medianRelativeWidth: Double
+        /// Median box height as a fraction of the image's height.
         public var medianRelativeHeight: Double
     }
 

@@ -37,9 +37,11 @@ public enum ObjectDetectorTrainer {
         public var labels: [String]
         /// Input side they were made for.
         public var inputSize: Int
-        /// Augmentations, views per image and seed they were made with.
+        /// Augmentations they were made with.
         public var augmentations: [String]
+        /// Views per training image.
         public var viewsPerImage: Int
+        /// The seed of the augmentations.
         public var seed: UInt64
         /// Training views, `viewsPerImage` per image.
         public var training: [DetectorTrainingView]
@@ -315,6 +317,7 @@ public enum ObjectDetectorTrainingError: LocalizedError {
     /// Training stopped as asked (`interruptAfter`) with its state saved in `checkpoint`.
     case interrupted(completedIterations: Int, checkpoint: String)
 
+    /// A sentence saying what is wrong and what to do.
     public var errorDescription: String? {
         switch self {
         case .invalidConfiguration(let problems):
