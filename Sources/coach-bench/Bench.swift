@@ -38,6 +38,9 @@ struct Bench: ParsableCommand {
     @Option(help: "Split seed for the detector-experiments group.")
     var detectorSeed: UInt64 = 0
 
+    @Option(help: "Annotations for the detector-experiments group: one file (seeded 80/20 split) or TRAIN,TEST (default: the cornhole photos).")
+    var detectorAnnotations: String?
+
     @Option(help: "Seconds per measurement.")
     var seconds: Double = 5
 
@@ -65,7 +68,7 @@ struct Bench: ParsableCommand {
         }
         if groups.contains("detector-experiments") {
             try DetectorExperiments.run(backbonePath: backbone, sharedPath: shared, configs: detectorConfigs, views: detectorViews,
-                                        inputSize: 416, seed: detectorSeed)
+                                        inputSize: 416, seed: detectorSeed, annotations: detectorAnnotations)
         }
         if groups.contains("detector") || groups.contains("detector-quick") {
             try DetectorBenchmarks.run(backbonePath: backbone, sharedPath: shared, threads: threadCounts.max() ?? 1,

@@ -7,15 +7,22 @@ import Foundation
 /// all training on one set of cached backbone maps: `coach-bench --only detector-experiments
 /// --detector-configs "coding=anchors,stride=32;coding=anchor-free,stride=16"`.
 enum DetectorExperiments {
-    static func run(backbonePath: String, sharedPath: String, configs: String, views: Int, inputSize: Int, seed: UInt64) throws {
+    static func run(backbonePath: String, sharedPath: String, configs: String, views: Int, inputSize: Int, seed: UInt64,
+                    annotations: String?) throws {
         let backbone = try Backbone.load(from: URL(fileURLWithPath: backbonePath))
-        let dataset = try DetectionDataset.load(from: URL(fileURLWithPath: sharedPath + "/data/cornhole/images/annotations.json"))
-        var splitGenerator = SeededGenerator(seed: seed)
-        let parts = dataset.split(validationFraction: 0.2, using: &splitGenerator)
+        let parts: (training: DetectionDataset, validation: DetectionDataset)
+        if let annotations, annotations.contains(",") {
+            let files = annotations.split(separator: ",").map { URL(fileURLWithPath: String($0)) }
+            parts = (try DetectionDataset.load(from: files[0]), try DetectionDataset.load(from: files[1]))
+        } else {
+            let dataset = try DetectionDataset.load(from: URL(fileURLWithPath: annotations ?? sharedPath + "/data/cornhole/images/annotations.json"))
+            var splitGenerator = SeededGenerator(seed: seed)
+            parts = dataset.split(validationFraction: 0.2, using: &splitGenerator)
+        }
         var base = ObjectDetectorTrainingConfiguration(inputSize: inputSize, viewsPerImage: views, seed: seed)
         let cached = try ObjectDetectorTrainer.cacheViews(training: parts.training, validation: parts.validation,
                                                           backbone: backbone, configuration: base)
-        print("== detector experiments: cornhole split seed \(seed), \(parts.training.images.count) training / "
+        print("== detector experiments: \(parts.training.source.path) (split seed \(seed)), \(parts.training.images.count) training / "
               + "\(parts.validation.images.count) validation images, \(views) views, input \(inputSize), maps cached in \(format(cached.seconds, 1)) s")
         for spec in configs.split(separator: ";") {
             var c = base

@@ -10,20 +10,20 @@ struct TrainObjectDetectorCommand: ParsableCommand {
         commandName: "object-detector",
         abstract: "Train an object detector from Create ML annotation JSON (or YOLO / Pascal VOC).",
         discussion: """
-        Transfer learning on the frozen EfficientNet-Lite0 backbone: the backbone's maps of
-        every training image and of --views-per-image − 1 augmented views are computed once
-        and cached; then only the detection head trains. Images are letterboxed into
-        --input-size × --input-size; the head predicts on a grid of ⌈size/16⌉ cells (26×26
-        at 416; --stride 32 gives Create ML's 13×13).
+        Transfer learning on the frozen EfficientNet-Lite0 backbone: the backbone's maps of \
+        every training image and of --views-per-image − 1 augmented views are computed once \
+        and cached in memory; then only the detection head trains. Images are letterboxed \
+        into --input-size × --input-size; the head predicts on a grid of size/16 cells \
+        (26×26 at 416) with anchors from k-means on the training boxes (--stride 32 gives \
+        Create ML's 13×13 grid).
 
-        --annotations takes a Create ML JSON file (image paths relative to its folder), a
-        YOLO names file or dataset folder, or Pascal VOC XML files. Every problem in the
+        --annotations takes a Create ML JSON file (image paths relative to its folder), a \
+        YOLO names file or dataset folder, or Pascal VOC XML files. Every problem in the \
         data is listed before training starts.
 
         Examples:
           coach train object-detector --annotations boards/annotations.json --output board.h5
-          coach train object-detector --annotations train.json --validation-annotations test.json \\
-              --output board.h5 --max-iterations 1500 --seed 7
+          coach train object-detector --annotations train.json --validation-annotations test.json --output board.h5 --seed 7
         """)
 
     @Option(help: "Training annotations: Create ML .json, YOLO names file/folder, or Pascal VOC .xml file/folder.")
