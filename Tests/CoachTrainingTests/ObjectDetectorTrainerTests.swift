@@ -62,6 +62,16 @@ final class ObjectDetectorTrainerTests: XCTestCase {
         }
     }
 
+    /// Large datasets cache fewer augmented views per image so the cache fits its budget
+    /// (584 KB a view at 416²).
+    func testViewCacheStaysWithinItsBudget() {
+        let configuration = ObjectDetectorTrainingConfiguration()
+        XCTAssertEqual(configuration.cachedViewsPerImage(imageCount: 119), 8)
+        XCTAssertEqual(configuration.cachedViewsPerImage(imageCount: 1000), 4)
+        XCTAssertEqual(configuration.cachedViewsPerImage(imageCount: 100_000), 1)
+        XCTAssertEqual(ObjectDetectorTrainingConfiguration(inputSize: 224).cachedViewsPerImage(imageCount: 1000), 8)
+    }
+
     /// Three coloured rectangles on grey, through the training views (letterbox, crop, flip,
     /// shift, colour jitter, blur, noise): inside every target box the input shows that
     /// rectangle's colour, and just outside it mostly does not.

@@ -71,7 +71,13 @@ public enum ObjectDetectorTrainer {
                                           classIndex: Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) }),
                                           pipeline: pipeline, seed: configuration.seed)
         let start = ProgressMeter.now()
-        let views = try builder.build(training.images, viewsPerImage: configuration.viewsPerImage,
+        let viewsPerImage = configuration.cachedViewsPerImage(imageCount: training.images.count)
+        if viewsPerImage < configuration.viewsPerImage {
+            observer?(.note("caching \(viewsPerImage) view\(viewsPerImage == 1 ? "" : "s") per image instead of \(configuration.viewsPerImage) "
+                            + String(format: "to keep the cache of %d images within %.1f GB", training.images.count,
+                                     Double(ObjectDetectorTrainingConfiguration.viewCacheBudgetBytes) / 1e9)))
+        }
+        let views = try builder.build(training.images, viewsPerImage: viewsPerImage,
                                       phase: "caching backbone maps", observer: observer)
         let validationViews = try validation.map {
             try builder.build($0.images, viewsPerImage: 1, phase: "caching validation maps", observer: observer)

@@ -39,6 +39,19 @@ public struct ObjectDetectorTrainingConfiguration: Codable, Equatable, Sendable 
     /// AdamW's decoupled weight decay.
     public var weightDecay: Double
 
+    /// Memory the cached training views may take (2.5 GB); beyond it, fewer views per image are cached.
+    public static let viewCacheBudgetBytes = 2_500_000_000
+
+    /// Views per image actually cached for `imageCount` images: `viewsPerImage`, reduced
+    /// (never below 1) so the cache stays within `viewCacheBudgetBytes` (about 4,200 views
+    /// at 416², so up to ~530 images keep all 8 views).
+    public func cachedViewsPerImage(imageCount: Int) -> Int {
+        let cells = (inputSize / 32) * (inputSize / 32)
+        let bytesPerView = 2 * cells * (1280 + 4 * 112)
+        let affordable = Self.viewCacheBudgetBytes / max(1, bytesPerView * max(1, imageCount))
+        return max(1, min(viewsPerImage, affordable))
+    }
+
     /// The augmentations used by default: the ones that keep a board a board.
     public static let defaultAugmentations = ["flip", "crop", "translate", "exposure", "contrast", "saturation", "blur", "noise"]
 
