@@ -30,7 +30,7 @@ struct Bench: ParsableCommand {
     var shared: String = ProcessInfo.processInfo.environment["COACH_SHARED"] ?? "../shared"
 
     @Option(help: "Head configurations for the detector-experiments group (see DetectorExperiments).")
-    var detectorConfigs: String = "coding=anchors,stride=32;coding=anchors,stride=16;coding=anchor-free,stride=16"
+    var detectorConfigs: String = "coding=anchors,strides=16+32;coding=anchors,strides=16;coding=anchors,strides=32;coding=anchor-free,strides=16"
 
     @Option(help: "Views per image for the detector-experiments group.")
     var detectorViews: Int = 8

@@ -18,10 +18,11 @@ enum DetectorBenchmarks {
             return
         }
         let dataset = try DetectionDataset.load(from: annotations)
-        // The default head: stride 16, five anchors (here fixed, in training from k-means).
+        // The default head: grids of stride 16 and 32, five anchors (here fixed, in training from k-means).
         let anchors = [AnchorSize(width: 35, height: 25), AnchorSize(width: 43, height: 36), AnchorSize(width: 46, height: 46),
                        AnchorSize(width: 58, height: 57), AnchorSize(width: 179, height: 338)]
-        let configuration = DetectorConfiguration(stride: 16, anchors: anchors, classCount: dataset.labels.count)
+        let configuration = DetectorConfiguration(levels: ObjectDetectorTrainer.anchorLevels(anchors, strides: [16, 32]),
+                                                  classCount: dataset.labels.count)
         let extractor = DetectorFeatureExtractor(backbone: backbone.network, configuration: configuration)
         let first = dataset.images[0]
         let image = try ImageDecoder.decode(contentsOf: first.url, options: extractor.decodingOptions).image
@@ -54,7 +55,7 @@ enum DetectorBenchmarks {
         let iteration = Timing.medianSeconds(samples: 3, sampleSeconds: 1) {
             let tape = Tape(mode: .training)
             let raw = model.head(DetectorFeatureBatch([DetectorFeatureMaps](repeating: map, count: 16), configuration: configuration), tape: tape)
-            let (loss, _) = DetectionLoss.compute(raw, targets: [DetectionTarget](repeating: target, count: 16), coding: model.coding)
+            let (loss, _) = DetectionLoss.compute(raw, targets: [DetectionTarget](repeating: target, count: 16), codings: model.codings)
             optimizer.update(model.head.namedParameters, gradients: tape.gradients(of: loss))
         }
         if ProcessInfo.processInfo.environment["DETECTOR_BREAKDOWN"] != nil {
@@ -67,17 +68,17 @@ enum DetectorBenchmarks {
             let tape = Tape(mode: .training)
             let raw = model.head(features, tape: tape)
             let lossTime = Timing.medianSeconds(samples: 3, sampleSeconds: 0.5) {
-                _ = DetectionLoss.compute(raw, targets: targets, coding: model.coding)
+                _ = DetectionLoss.compute(raw, targets: targets, codings: model.codings)
             }
             let backward = Timing.medianSeconds(samples: 3, sampleSeconds: 0.5) {
                 let tape = Tape(mode: .training)
                 let raw = model.head(features, tape: tape)
-                let (loss, _) = DetectionLoss.compute(raw, targets: targets, coding: model.coding)
+                let (loss, _) = DetectionLoss.compute(raw, targets: targets, codings: model.codings)
                 _ = tape.gradients(of: loss)
             }
             print("  expand \(ms(expand)) · forward \(ms(forward)) · loss \(ms(lossTime)) · forward+loss+backward \(ms(backward))")
         }
-        print("head training iteration (batch 16, grid 26×26, 5 anchors, width 96): \(ms(iteration)) (\(format(16 / iteration, 0)) views/s)")
+        print("head training iteration (batch 16, grids 26×26 + 13×13, 5 anchors, width 96): \(ms(iteration)) (\(format(16 / iteration, 0)) views/s)")
 
         guard full else { return }
         // Full training on a seeded 80 % of the cornhole photos, default recipe.

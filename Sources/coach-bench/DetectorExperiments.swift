@@ -31,7 +31,7 @@ enum DetectorExperiments {
                 guard kv.count == 2 else { continue }
                 switch kv[0] {
                 case "coding": c.boxCoding = DetectorBoxCodingChoice(rawValue: kv[1]) ?? c.boxCoding
-                case "stride": c.stride = Int(kv[1]) ?? c.stride
+                case "strides": c.strides = kv[1].split(separator: "+").compactMap { Int($0) }
                 case "iterations": c.maximumIterations = Int(kv[1])
                 case "width": c.headWidth = Int(kv[1]) ?? c.headWidth
                 case "blocks": c.headBlocks = Int(kv[1]) ?? c.headBlocks

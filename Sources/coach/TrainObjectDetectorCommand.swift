@@ -13,9 +13,9 @@ struct TrainObjectDetectorCommand: ParsableCommand {
         Transfer learning on the frozen EfficientNet-Lite0 backbone: the backbone's maps of \
         every training image and of --views-per-image − 1 augmented views are computed once \
         and cached in memory; then only the detection head trains. Images are letterboxed \
-        into --input-size × --input-size; the head predicts on a grid of size/16 cells \
-        (26×26 at 416) with anchors from k-means on the training boxes (--stride 32 gives \
-        Create ML's 13×13 grid).
+        into --input-size × --input-size; the head predicts on grids of size/16 and size/32 \
+        cells (26×26 and 13×13 at 416, Create ML's grid) with anchors from k-means on the \
+        training boxes: small anchors on the fine grid, large ones on the coarse grid.
 
         --annotations takes a Create ML JSON file (image paths relative to its folder), a \
         YOLO names file or dataset folder, or Pascal VOC XML files. Every problem in the \
@@ -59,8 +59,8 @@ struct TrainObjectDetectorCommand: ParsableCommand {
     @Option(help: "Anchors for --box-coding anchors.")
     var anchors: Int = 5
 
-    @Option(help: "Output stride: 16 (grid size/16) or 32 (grid size/32, Create ML's 13×13 at 416).")
-    var stride: Int = 16
+    @Option(help: "Output levels' strides, comma-separated: 16 (grid size/16) and/or 32 (grid size/32, Create ML's 13×13 at 416); anchors of at least 64×64 pixels go to 32.")
+    var strides: String = "16,32"
 
     @Option(help: "Channels in the detection head.")
     var headWidth: Int = 96
@@ -101,7 +101,8 @@ struct TrainObjectDetectorCommand: ParsableCommand {
             augmentations: augment.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty && $0.lowercased() != "none" },
             viewsPerImage: viewsPerImage, seed: seed, boxCoding: DetectorBoxCodingChoice(rawValue: boxCoding) ?? .anchorFree,
-            anchorCount: anchors, stride: stride, headWidth: headWidth, headBlocks: headBlocks, learningRate: learningRate)
+            anchorCount: anchors, strides: strides.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) },
+            headWidth: headWidth, headBlocks: headBlocks, learningRate: learningRate)
     }
 
     func run() throws {

@@ -43,13 +43,15 @@ final class ObjectDetectorModelTests: XCTestCase {
         }
     }
 
-    func configuration(anchors: [AnchorSize] = []) -> DetectorConfiguration {
-        DetectorConfiguration(inputWidth: 64, inputHeight: 64, stride: 16, anchors: anchors, headWidth: 8, headBlocks: 1, classCount: 2)
+    /// One 4×4 grid of 16-pixel cells over a 64×64 input, two classes.
+    func configuration(anchors: [AnchorSize] = [], stride: Int = 16) -> DetectionGrid {
+        DetectorConfiguration(inputWidth: 64, inputHeight: 64, stride: stride, anchors: anchors, headWidth: 8, headBlocks: 1,
+                              classCount: 2).grid(0)
     }
 
     func testBoxCodingRoundTrips() {
         for c in [configuration(), configuration(anchors: [AnchorSize(width: 10, height: 20), AnchorSize(width: 30, height: 30)])] {
-            let coding = DetectionBoxCoding(configuration: c)
+            let coding = DetectionBoxCoding(grid: c)
             let box = BoundingBox(minX: 22, minY: 22, maxX: 46, maxY: 40)  // centre (34, 31) in cell row 1, column 2
             for slot in 0..<c.slotsPerCell {
                 let t = coding.encode(box, row: 1, column: 2, slot: slot)
@@ -61,7 +63,7 @@ final class ObjectDetectorModelTests: XCTestCase {
             }
         }
         // Anchor-free coding: (0, 0, 0, 0) is the cell's centre with the stride's size.
-        let d = DetectionBoxCoding(configuration: configuration()).decode(tx: 0, ty: 0, tw: 0, th: 0, row: 2, column: 1, slot: 0)
+        let d = DetectionBoxCoding(grid: configuration()).decode(tx: 0, ty: 0, tw: 0, th: 0, row: 2, column: 1, slot: 0)
         XCTAssertEqual([d.centerX, d.centerY, d.width, d.height], [24, 40, 16, 16])
     }
 
@@ -71,26 +73,26 @@ final class ObjectDetectorModelTests: XCTestCase {
         // A 40×40 box centred at (32, 32): centre sampling radius 1.5 cells = 24 px covers
         // centres 8…56, but only those inside the box (12…52) count: 24 and 40 → 2×2 cells.
         let big = BoundingBox(minX: 12, minY: 12, maxX: 52, maxY: 52)
-        let owners = SlotAssignment.assign(DetectionTarget(boxes: [big], classIndices: [0]), configuration: c)
+        let owners = SlotAssignment.assign(DetectionTarget(boxes: [big], classIndices: [0]), grids: [c])[0]
         XCTAssertEqual(owners.enumerated().filter { $0.element == 0 }.map(\.offset), [5, 6, 9, 10])
         // A small box inside it takes its centre cell (the smaller box wins shared cells).
         let small = BoundingBox(minX: 36, minY: 36, maxX: 44, maxY: 44)
-        let both = SlotAssignment.assign(DetectionTarget(boxes: [big, small], classIndices: [0, 1]), configuration: c)
+        let both = SlotAssignment.assign(DetectionTarget(boxes: [big, small], classIndices: [0, 1]), grids: [c])[0]
         XCTAssertEqual(both[10], 1)
         XCTAssertEqual(both.filter { $0 == 0 }.count, 3)
         // A box smaller than a cell still gets the cell holding its centre.
         let tiny = BoundingBox(minX: 1, minY: 1, maxX: 5, maxY: 5)
-        XCTAssertEqual(SlotAssignment.assign(DetectionTarget(boxes: [tiny], classIndices: [1]), configuration: c)[0], 0)
+        XCTAssertEqual(SlotAssignment.assign(DetectionTarget(boxes: [tiny], classIndices: [1]), grids: [c])[0][0], 0)
         // Anchors: the centre cell and the best-shaped anchor.
         let anchored = configuration(anchors: [AnchorSize(width: 10, height: 30), AnchorSize(width: 30, height: 10)])
         let wide = BoundingBox(minX: 20, minY: 36, maxX: 48, maxY: 44)  // 28×8, centre (34, 40) → cell (2, 2)
-        let slots = SlotAssignment.assign(DetectionTarget(boxes: [wide], classIndices: [0]), configuration: anchored)
+        let slots = SlotAssignment.assign(DetectionTarget(boxes: [wide], classIndices: [0]), grids: [anchored])[0]
         XCTAssertEqual(slots.enumerated().filter { $0.element == 0 }.map(\.offset), [(2 * 4 + 2) * 2 + 1])
         // Three wide boxes centred in the same cell choose smallest first: the first takes the
         // wide anchor, the second the remaining one, the largest finds no free slot.
         let wider = BoundingBox(minX: 18, minY: 35, maxX: 50, maxY: 45)
         let shared = SlotAssignment.assign(DetectionTarget(boxes: [wider, wide, wide], classIndices: [0, 1, 1]),
-                                           configuration: anchored)
+                                           grids: [anchored])[0]
         XCTAssertEqual(shared[(2 * 4 + 2) * 2 + 1], 1)
         XCTAssertEqual(shared[(2 * 4 + 2) * 2], 2)
         XCTAssertFalse(shared.contains(0))
@@ -99,7 +101,7 @@ final class ObjectDetectorModelTests: XCTestCase {
     func testDetectionLossGradientMatchesFiniteDifferences() {
         for anchors in [[], [AnchorSize(width: 20, height: 20), AnchorSize(width: 40, height: 24)]] {
             let c = configuration(anchors: anchors)
-            let coding = DetectionBoxCoding(configuration: c)
+            let coding = DetectionBoxCoding(grid: c)
             var g = SeededGenerator(seed: 9)
             let raw = Tensor.randomNormal([2, 4, 4, c.slotsPerCell * c.valuesPerSlot], standardDeviation: 0.5, using: &g)
             let targets = [
@@ -108,8 +110,35 @@ final class ObjectDetectorModelTests: XCTestCase {
                 DetectionTarget(boxes: [], classIndices: []),
             ]
             checkGradients([raw], epsilon: 2e-3, tolerance: 2e-2, maxChecksPerInput: 300) { inputs in
-                DetectionLoss.compute(inputs[0], targets: targets, coding: coding).loss
+                DetectionLoss.compute([inputs[0]], targets: targets, codings: [coding]).loss
             }
+        }
+    }
+
+    /// Two levels: small anchors on the 4×4 grid of stride 16, a large one on the 2×2 grid of
+    /// stride 32. Each box goes to its best-shaped anchor's level; a box whose slot is taken
+    /// falls back to the next best anchor, on either level.
+    func testTwoLevelAssignmentAndLossGradient() {
+        let detector = DetectorConfiguration(inputWidth: 64, inputHeight: 64,
+                                             levels: [DetectionLevel(stride: 16, anchors: [AnchorSize(width: 12, height: 12)]),
+                                                      DetectionLevel(stride: 32, anchors: [AnchorSize(width: 40, height: 30)])],
+                                             headWidth: 8, headBlocks: 1, classCount: 2)
+        let grids = detector.grids
+        XCTAssertEqual(grids.map(\.gridWidth), [4, 2])
+        let big = BoundingBox(minX: 10, minY: 20, maxX: 50, maxY: 48)    // centre (30, 34): stride-32 cell (1, 0)
+        let small = BoundingBox(minX: 40, minY: 4, maxX: 52, maxY: 16)   // centre (46, 10): stride-16 cell (0, 2)
+        let twin = BoundingBox(minX: 41, minY: 4, maxX: 53, maxY: 16)    // same cell as `small`: falls back to stride 32
+        let owners = SlotAssignment.assign(DetectionTarget(boxes: [big, small, twin], classIndices: [0, 1, 1]), grids: grids)
+        XCTAssertEqual(owners[0].enumerated().filter { $0.element >= 0 }.map { [$0.offset, $0.element] }, [[2, 1]])
+        XCTAssertEqual(owners[1].enumerated().filter { $0.element >= 0 }.map { [$0.offset, $0.element] }, [[1, 2], [2, 0]])
+
+        var g = SeededGenerator(seed: 4)
+        let raws = grids.map { Tensor.randomNormal([2, $0.gridHeight, $0.gridWidth, $0.slotsPerCell * $0.valuesPerSlot],
+                                                   standardDeviation: 0.5, using: &g) }
+        let targets = [DetectionTarget(boxes: [big, small], classIndices: [0, 1]), DetectionTarget(boxes: [twin], classIndices: [1])]
+        let codings = grids.map { DetectionBoxCoding(grid: $0) }
+        checkGradients(raws, epsilon: 2e-3, tolerance: 2e-2, maxChecksPerInput: 200) { inputs in
+            DetectionLoss.compute(inputs, targets: targets, codings: codings).loss
         }
     }
 
@@ -157,7 +186,11 @@ final class ObjectDetectorModelTests: XCTestCase {
     }
 
     func testSaveThenLoadGivesTheSameDetector() throws {
-        let c = DetectorConfiguration(inputWidth: 96, inputHeight: 64, stride: 16, anchors: [], headWidth: 12, headBlocks: 2, classCount: 3)
+        let c = DetectorConfiguration(inputWidth: 96, inputHeight: 64,
+                                      levels: [DetectionLevel(stride: 16, anchors: [AnchorSize(width: 10, height: 12)]),
+                                               DetectionLevel(stride: 32, anchors: [AnchorSize(width: 40, height: 30),
+                                                                                     AnchorSize(width: 60, height: 50)])],
+                                      headWidth: 12, headBlocks: 2, classCount: 3)
         var g = SeededGenerator(seed: 3)
         let model = try ObjectDetectorModel(configuration: c, classLabels: ["a", "b", "c"], generator: &g)
         // Move every weight and running statistic off its initial value.
@@ -165,8 +198,9 @@ final class ObjectDetectorModelTests: XCTestCase {
             p.value = p.value + Tensor.randomUniform(p.value.shape, lower: 0.1, upper: 0.3, using: &g)
         }
         let names = Set(model.head.stateDictionary.keys)
-        for name in ["lateral32.weight", "lateral16.bias", "norm.runningVariance", "blocks.1.depthwise.weight",
-                     "blocks.0.pointwise.weight", "blocks.1.norm2.scale", "output.weight", "output.bias"] {
+        for name in ["lateral32.weight", "lateral16.bias", "levels.0.norm.runningVariance", "levels.0.blocks.1.depthwise.weight",
+                     "levels.1.blocks.0.pointwise.weight", "levels.1.blocks.1.norm2.scale", "levels.0.output.weight",
+                     "levels.1.output.bias"] {
             XCTAssertTrue(names.contains(name), "missing parameter \(name) in \(names.sorted())")
         }
         let url = try temporaryDirectory(self).appendingPathComponent("detector.h5")
@@ -175,6 +209,8 @@ final class ObjectDetectorModelTests: XCTestCase {
         let file = try ModelFile.read(from: url)
         XCTAssertEqual(file.metadata.task, .objectDetector)
         XCTAssertEqual(file.metadata.extra["gridSize"], .array([.number(6), .number(4)]))
+        XCTAssertEqual(file.metadata.extra["gridSizes"], .array([.array([.number(6), .number(4)]), .array([.number(3), .number(2)])]))
+        XCTAssertEqual(model.head.stateDictionary["levels.1.output.weight"]?.shape, [12, 2 * 8])
         let loaded = try ObjectDetectorModel(file: file)
         XCTAssertEqual(loaded.configuration, c)
         XCTAssertEqual(loaded.classLabels, ["a", "b", "c"])
@@ -185,9 +221,9 @@ final class ObjectDetectorModelTests: XCTestCase {
         XCTAssertEqual(loaded.rawOutputs([maps]), model.rawOutputs([maps]))
         // A file with a missing tensor is rejected naming it.
         var damaged = file
-        damaged.tensors["blocks.1.norm2.scale"] = nil
+        damaged.tensors["levels.1.blocks.1.norm2.scale"] = nil
         XCTAssertThrowsError(try ObjectDetectorModel(file: damaged)) { error in
-            XCTAssertTrue("\(error.localizedDescription)".contains("blocks.1.norm2.scale"), error.localizedDescription)
+            XCTAssertTrue("\(error.localizedDescription)".contains("levels.1.blocks.1.norm2.scale"), error.localizedDescription)
         }
     }
 

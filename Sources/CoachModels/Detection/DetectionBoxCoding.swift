@@ -1,9 +1,9 @@
 import CoachData
 import Foundation
 
-/// How raw head outputs become boxes, and back.
+/// How one level's raw head outputs become boxes, and back.
 ///
-/// The head's output is [N, gridHeight, gridWidth, slots · (5 + K)]; slot `a` of cell
+/// A level's output is [N, gridHeight, gridWidth, slots · (5 + K)]; slot `a` of cell
 /// (row `i`, column `j`) holds `(tx, ty, tw, th, to, c₁…c_K)`. With stride `s`, in
 /// input-tensor pixels (origin top-left):
 ///
@@ -15,15 +15,15 @@ import Foundation
 /// Objectness is `σ(to)`; class probabilities are `softmax(c)`; the confidence of class k
 /// is `σ(to) · softmax(c)_k`. `tw`/`th` are clamped to ±`maximumLogScale` before `exp`.
 public struct DetectionBoxCoding: Sendable {
-    /// The configuration whose grid and anchors the coding uses.
-    public let configuration: DetectorConfiguration
+    /// The level's grid and anchors.
+    public let grid: DetectionGrid
 
     /// The bound on `tw`, `th` before exponentiation (e^8 ≈ 2981 strides).
     public static let maximumLogScale: Float = 8
 
-    /// The coding of `configuration`.
-    public init(configuration: DetectorConfiguration) {
-        self.configuration = configuration
+    /// The coding of one level's `grid`.
+    public init(grid: DetectionGrid) {
+        self.grid = grid
     }
 
     /// The decoded box (input pixels) of slot `slot` in cell (`row`, `column`) from raw `t`
@@ -32,11 +32,11 @@ public struct DetectionBoxCoding: Sendable {
     public func decode(tx: Float, ty: Float, tw: Float, th: Float, row: Int, column: Int, slot: Int)
         -> (centerX: Float, centerY: Float, width: Float, height: Float)
     {
-        let s = Float(configuration.stride)
+        let s = Float(grid.stride)
         let lw = min(max(tw, -Self.maximumLogScale), Self.maximumLogScale)
         let lh = min(max(th, -Self.maximumLogScale), Self.maximumLogScale)
-        if configuration.usesAnchors {
-            let anchor = configuration.anchors[slot]
+        if grid.usesAnchors {
+            let anchor = grid.anchors[slot]
             return ((Float(column) + sigmoid(tx)) * s, (Float(row) + sigmoid(ty)) * s,
                     Float(anchor.width) * Foundation.exp(lw), Float(anchor.height) * Foundation.exp(lh))
         }
@@ -46,9 +46,9 @@ public struct DetectionBoxCoding: Sendable {
     /// The raw `(tx, ty, tw, th)` that decode to `box` in slot `slot` of cell (`row`, `column`)
     /// (the inverse of `decode`; anchor offsets are clamped into the open interval (0, 1)).
     public func encode(_ box: BoundingBox, row: Int, column: Int, slot: Int) -> (tx: Float, ty: Float, tw: Float, th: Float) {
-        let s = Double(configuration.stride)
-        if configuration.usesAnchors {
-            let anchor = configuration.anchors[slot]
+        let s = Double(grid.stride)
+        if grid.usesAnchors {
+            let anchor = grid.anchors[slot]
             func logit(_ p: Double) -> Float {
                 let q = min(max(p, 1e-4), 1 - 1e-4)
                 return Float(Foundation.log(q / (1 - q)))
@@ -60,11 +60,11 @@ public struct DetectionBoxCoding: Sendable {
                 Float(Foundation.log(box.width / s)), Float(Foundation.log(box.height / s)))
     }
 
-    /// Every detection in one image's raw output (`values`: gridHeight·gridWidth·slots·(5+K)
+    /// Every detection in one image's raw output of this level (`values`: gridHeight·gridWidth·slots·(5+K)
     /// floats, NHWC order) whose best-class confidence is at least `confidenceThreshold`,
     /// boxes in input pixels, before non-maximum suppression.
     public func decodeAll(_ values: UnsafeBufferPointer<Float>, confidenceThreshold: Float) -> [Detection] {
-        let c = configuration
+        let c = grid
         let k = c.classCount, perSlot = c.valuesPerSlot
         var result: [Detection] = []
         var probabilities = [Float](repeating: 0, count: k)

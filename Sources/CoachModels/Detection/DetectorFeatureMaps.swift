@@ -54,51 +54,23 @@ public struct DetectorFeatureBatch {
     public var count: Int
     /// [N · H/32 · W/32, 1280].
     public var stride32: Tensor
-    /// [N · H/16 · W/16, 112] or [N · H/32 · W/32, 448].
+    /// [N · H/16 · W/16, 112].
     public var stride16: Tensor
 
-    /// The maps of `items`, expanded to float32, for `configuration`'s head (a stride-32
-    /// head gets the stride-16 map folded 2×2 into each stride-32 cell).
+    /// The maps of `items`, expanded to float32, for `configuration`'s input size.
     public init(_ items: [DetectorFeatureMaps], configuration: DetectorConfiguration) {
         count = items.count
-        let h32 = configuration.inputHeight / 32, w32 = configuration.inputWidth / 32
-        let cells32 = h32 * w32, channels = EfficientNetLite0.stride16Channels
-        stride32 = Tensor(shape: [items.count * cells32, EfficientNetLite0.featureCount]) { out in
-            for (i, item) in items.enumerated() {
-                precondition(item.stride32.count == cells32 * EfficientNetLite0.featureCount, "cached maps do not fit the configuration")
-                item.stride32.expand(into: out.baseAddress! + i * cells32 * EfficientNetLite0.featureCount)
-            }
-        }
-        let perImage = cells32 * 4 * channels
-        var side = [Float](repeating: 0, count: items.count * perImage)
-        side.withUnsafeMutableBufferPointer { buffer in
-            for (i, item) in items.enumerated() {
-                precondition(item.stride16.count == perImage, "cached maps do not fit the configuration")
-                item.stride16.expand(into: buffer.baseAddress! + i * perImage)
-            }
-        }
-        if configuration.stride == 16 {
-            stride16 = Tensor(shape: [items.count * cells32 * 4, channels], scalars: side)
-        } else {
-            // Fold each 2×2 block of the stride-16 map into its stride-32 cell: [dy, dx, channel].
-            stride16 = Tensor(shape: [items.count * cells32, 4 * channels]) { out in
-                side.withUnsafeBufferPointer { source in
-                    for i in 0..<items.count {
-                        for row in 0..<h32 {
-                            for column in 0..<w32 {
-                                for dy in 0..<2 {
-                                    for dx in 0..<2 {
-                                        let from = i * perImage + ((2 * row + dy) * (2 * w32) + 2 * column + dx) * channels
-                                        let to = ((i * cells32 + row * w32 + column) * 4 + dy * 2 + dx) * channels
-                                        (out.baseAddress! + to).update(from: source.baseAddress! + from, count: channels)
-                                    }
-                                }
-                            }
-                        }
-                    }
+        let cells32 = (configuration.inputHeight / 32) * (configuration.inputWidth / 32)
+        func stack(_ part: KeyPath<DetectorFeatureMaps, CompactFloats>, rows: Int, channels: Int) -> Tensor {
+            Tensor(shape: [items.count * rows, channels]) { out in
+                for (i, item) in items.enumerated() {
+                    precondition(item[keyPath: part].count == rows * channels, "cached maps do not fit the configuration")
+                    item[keyPath: part].expand(into: out.baseAddress! + i * rows * channels)
                 }
             }
         }
+        stride32 = stack(\.stride32, rows: cells32, channels: EfficientNetLite0.featureCount)
+        stride16 = stack(\.stride16, rows: 4 * cells32, channels: EfficientNetLite0.stride16Channels)
     }
 }
 

@@ -8,9 +8,10 @@ import Foundation
 ///
 /// Model file: task `object-detector`; `classLabels` in output order; `input.image` the
 /// letterboxed input; `backbone` the EfficientNet-Lite0 file's name and SHA-256;
-/// `extra.detector` the `DetectorConfiguration`, `extra.gridSize` `[columns, rows]`
-/// (Create ML's `gridSize`), `extra.boxCoding` `anchor-free` or `anchors`; weights are the
-/// head's parameters under their dotted names (`lateral32.weight`, `blocks.0.norm1.scale`, …).
+/// `extra.detector` the `DetectorConfiguration`, `extra.gridSize` `[columns, rows]` of the
+/// finest level (Create ML's `gridSize`), `extra.gridSizes` every level's, `extra.boxCoding`
+/// `anchor-free` or `anchors`; weights are the head's parameters under their dotted names
+/// (`lateral32.weight`, `levels.0.blocks.0.norm1.scale`, …).
 public final class ObjectDetectorModel {
     /// The network's shape.
     public let configuration: DetectorConfiguration
@@ -18,8 +19,8 @@ public final class ObjectDetectorModel {
     public let classLabels: [String]
     /// The trainable head.
     public let head: DetectionHead
-    /// The box coding of `configuration`.
-    public let coding: DetectionBoxCoding
+    /// The box coding of each output level.
+    public let codings: [DetectionBoxCoding]
 
     /// The default confidence threshold for reported detections.
     public static let defaultConfidenceThreshold: Double = 0.5
@@ -38,7 +39,7 @@ public final class ObjectDetectorModel {
         self.configuration = configuration
         self.classLabels = classLabels
         self.head = DetectionHead(configuration: configuration, generator: &generator)
-        self.coding = DetectionBoxCoding(configuration: configuration)
+        self.codings = configuration.grids.map { DetectionBoxCoding(grid: $0) }
     }
 
     /// Rebuilds a detector from a model file (checking every tensor's name and shape).
@@ -68,28 +69,33 @@ public final class ObjectDetectorModel {
             width: configuration.inputWidth, height: configuration.inputHeight,
             mean: [127, 127, 127], standardDeviation: [128, 128, 128], resize: ImageResize(method: "letterbox")))
         metadata.extra["detector"] = try JSONValue(encoding: configuration)
-        metadata.extra["gridSize"] = .array([.number(Double(configuration.gridWidth)), .number(Double(configuration.gridHeight))])
+        metadata.extra["gridSize"] = .array([.number(Double(configuration.gridSize.columns)),
+                                             .number(Double(configuration.gridSize.rows))])
+        metadata.extra["gridSizes"] = .array(configuration.grids.map { .array([.number(Double($0.gridWidth)), .number(Double($0.gridHeight))]) })
         metadata.extra["boxCoding"] = .string(configuration.usesAnchors ? "anchors" : "anchor-free")
         return ModelFile(metadata: metadata, tensors: head.stateDictionary)
     }
 
-    /// Raw head outputs [N, gridHeight, gridWidth, slots·(5+K)] for cached maps (inference mode).
-    public func rawOutputs(_ maps: [DetectorFeatureMaps]) -> Tensor {
+    /// Raw head outputs per level, [N, gridHeight, gridWidth, slots·(5+K)], for cached maps (inference mode).
+    public func rawOutputs(_ maps: [DetectorFeatureMaps]) -> [Tensor] {
         let tape = Tape(mode: .inference, recordsGradients: false)
-        return head(DetectorFeatureBatch(maps, configuration: configuration), tape: tape).value
+        return head(DetectorFeatureBatch(maps, configuration: configuration), tape: tape).map(\.value)
     }
 
-    /// The detections of image `index` of `raw` (from `rawOutputs`), mapped back to the
+    /// The detections of image `index` of `raws` (from `rawOutputs`), mapped back to the
     /// original image through `transform` and clipped to it: confidence ≥
     /// `confidenceThreshold`, per-class NMS at `iouThreshold`, most confident first.
-    public func detections(in raw: Tensor, index: Int, transform: LetterboxTransform,
+    public func detections(in raws: [Tensor], index: Int, transform: LetterboxTransform,
                            confidenceThreshold: Double = defaultConfidenceThreshold,
                            iouThreshold: Double = defaultIoUThreshold,
                            maximumCount: Int = maximumDetections) -> [Detection] {
-        let perImage = raw.count / max(raw.shape[0], 1)
-        let candidates: [Detection] = raw.withUnsafeBufferPointer { p in
-            coding.decodeAll(UnsafeBufferPointer(rebasing: p[(index * perImage)..<((index + 1) * perImage)]),
-                             confidenceThreshold: Float(confidenceThreshold))
+        var candidates: [Detection] = []
+        for (raw, coding) in zip(raws, codings) {
+            let perImage = raw.count / max(raw.shape[0], 1)
+            candidates += raw.withUnsafeBufferPointer { p in
+                coding.decodeAll(UnsafeBufferPointer(rebasing: p[(index * perImage)..<((index + 1) * perImage)]),
+                                 confidenceThreshold: Float(confidenceThreshold))
+            }
         }
         var mapped: [Detection] = []
         for var detection in candidates {

@@ -16,9 +16,9 @@ public enum ObjectDetectorEvaluation {
         var start = 0
         while start < views.count {
             let chunk = Array(views[start..<min(views.count, start + 16)])
-            let raw = model.rawOutputs(chunk.map(\.maps))
+            let raws = model.rawOutputs(chunk.map(\.maps))
             for (i, view) in chunk.enumerated() {
-                result.append(model.detections(in: raw, index: i, transform: view.transform,
+                result.append(model.detections(in: raws, index: i, transform: view.transform,
                                                confidenceThreshold: confidenceThreshold, iouThreshold: iouThreshold)
                     .map { detection in
                         var d = detection

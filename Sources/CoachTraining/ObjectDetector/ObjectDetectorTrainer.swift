@@ -106,8 +106,10 @@ public enum ObjectDetectorTrainer {
         let labels = training.labels
         guard !labels.isEmpty else { throw ObjectDetectorTrainingError.noObjects(path: training.source.path) }
 
-        // Anchors from the training boxes as the letterboxed input sees them.
+        // Anchors from the training boxes as the letterboxed input sees them, spread over the levels.
         var anchors: [AnchorSize] = []
+        let strides = configuration.strides.sorted()
+        var levels = [DetectionLevel(stride: strides[0])]  // anchor-free: the finest stride
         if configuration.boxCoding == .anchors {
             let side = Double(configuration.inputSize)
             let sizes = training.images.flatMap { image -> [AnchorSize] in
@@ -117,14 +119,16 @@ public enum ObjectDetectorTrainer {
             var generator = SeededGenerator(seed: DetectorSeeds.mix(configuration.seed, 3))
             anchors = AnchorClustering.anchors(sizes: sizes, count: configuration.anchorCount, using: &generator)
             observer?(.note("anchors (k-means, input pixels): " + anchors.map { String(format: "%.0f×%.0f", $0.width, $0.height) }.joined(separator: ", ")))
+            levels = anchorLevels(anchors, strides: strides)
         }
         let detector = DetectorConfiguration(inputWidth: configuration.inputSize, inputHeight: configuration.inputSize,
-                                             stride: configuration.stride, anchors: anchors,
-                                             headWidth: configuration.headWidth, headBlocks: configuration.headBlocks,
-                                             classCount: labels.count)
+                                             levels: levels, headWidth: configuration.headWidth,
+                                             headBlocks: configuration.headBlocks, classCount: labels.count)
         var initGenerator = SeededGenerator(seed: DetectorSeeds.mix(configuration.seed, 4))
         let model = try ObjectDetectorModel(configuration: detector, classLabels: labels, generator: &initGenerator)
-        observer?(.note("grid \(detector.gridWidth)×\(detector.gridHeight) (stride \(detector.stride)), \(configuration.boxCoding.rawValue) boxes, head \(model.head.parameterCount) parameters"))
+        let gridText = detector.grids.map { "\($0.gridWidth)×\($0.gridHeight) (stride \($0.stride)\($0.usesAnchors ? ", \($0.anchors.count) anchors" : ""))" }
+        observer?(.note("grid\(detector.grids.count > 1 ? "s" : "") " + gridText.joined(separator: " and ")
+                        + ", \(configuration.boxCoding.rawValue) boxes, head \(model.head.parameterCount) parameters"))
 
         let cached: CachedViews
         var featureSeconds = 0.0
@@ -165,8 +169,8 @@ public enum ObjectDetectorTrainer {
         for iteration in startIteration..<iterations {
             let indices = batchIndices(iteration: iteration, batch: batch, viewCount: views.count, seed: configuration.seed)
             let tape = Tape(mode: .training, generator: SeededGenerator(seed: DetectorSeeds.mix(configuration.seed, 5, UInt64(iteration))))
-            let raw = model.head(DetectorFeatureBatch(indices.map { views[$0].maps }, configuration: detector), tape: tape)
-            let (loss, components) = DetectionLoss.compute(raw, targets: indices.map { views[$0].target }, coding: model.coding)
+            let raws = model.head(DetectorFeatureBatch(indices.map { views[$0].maps }, configuration: detector), tape: tape)
+            let (loss, components) = DetectionLoss.compute(raws, targets: indices.map { views[$0].target }, codings: model.codings)
             var gradients = tape.gradients(of: loss)
             GradientClipping.clipByGlobalNorm(&gradients, parameters: model.head.trainableParameters, maxNorm: 10)
             optimizer.learningRate = schedule.rate(at: iteration)
@@ -246,6 +250,17 @@ public enum ObjectDetectorTrainer {
         return (made.pixels, made.target)
     }
 
+    /// The anchors spread over levels of `strides` (sorted): with two levels, anchors whose
+    /// area is at least 64 × 64 input pixels (4 × 4 cells of stride 16) go to stride 32, the
+    /// others to stride 16; a level left without anchors is dropped.
+    public static func anchorLevels(_ anchors: [AnchorSize], strides: [Int]) -> [DetectionLevel] {
+        guard strides.count > 1 else { return [DetectionLevel(stride: strides[0], anchors: anchors)] }
+        let large = anchors.filter { $0.width * $0.height >= 64 * 64 }
+        let small = anchors.filter { $0.width * $0.height < 64 * 64 }
+        return [DetectionLevel(stride: strides[0], anchors: small), DetectionLevel(stride: strides[1], anchors: large)]
+            .filter { !$0.anchors.isEmpty }
+    }
+
     /// Where `coach train object-detector --output FILE.h5` keeps its checkpoint: `FILE.checkpoint.h5`.
     public static func checkpointURL(for output: URL) -> URL { ObjectDetectorCheckpoint.url(for: output) }
 
@@ -277,8 +292,8 @@ public enum ObjectDetectorTrainer {
         while start < views.count {
             let chunk = Array(views[start..<min(views.count, start + 16)])
             let tape = Tape(mode: .inference)
-            let raw = model.head(DetectorFeatureBatch(chunk.map(\.maps), configuration: model.configuration), tape: tape)
-            let (_, components) = DetectionLoss.compute(raw, targets: chunk.map(\.target), coding: model.coding)
+            let raws = model.head(DetectorFeatureBatch(chunk.map(\.maps), configuration: model.configuration), tape: tape)
+            let (_, components) = DetectionLoss.compute(raws, targets: chunk.map(\.target), codings: model.codings)
             total += Double(components.total) * Double(chunk.count)
             count += chunk.count
             start += chunk.count
@@ -298,7 +313,7 @@ public enum ObjectDetectorTrainer {
             "viewsPerImage": .number(Double(c.viewsPerImage)),
             "cachedViews": .number(Double(views)),
             "boxCoding": .string(c.boxCoding.rawValue),
-            "stride": .number(Double(c.stride)),
+            "strides": .array(c.strides.map { .number(Double($0)) }),
             "headWidth": .number(Double(c.headWidth)),
             "headBlocks": .number(Double(c.headBlocks)),
             "learningRate": .number(c.learningRate),

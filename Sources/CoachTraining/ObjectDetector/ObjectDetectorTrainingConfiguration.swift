@@ -28,8 +28,10 @@ public struct ObjectDetectorTrainingConfiguration: Codable, Equatable, Sendable 
     public var boxCoding: DetectorBoxCodingChoice
     /// Anchors for `.anchors` (k-means on the training boxes).
     public var anchorCount: Int
-    /// Output stride (16: grid ⌈size/16⌉; 32: Create ML's 13 × 13 at 416).
-    public var stride: Int
+    /// Output levels' strides, finest first: 16 (grid size/16) and/or 32 (Create ML's 13 × 13
+    /// at 416). With anchors on two levels, anchors of at least 64 × 64 pixels (area) go to
+    /// stride 32 and the smaller ones to stride 16. Anchor-free boxes use the finest stride.
+    public var strides: [Int]
     /// Channels inside the head.
     public var headWidth: Int
     /// Residual blocks in the head.
@@ -59,7 +61,7 @@ public struct ObjectDetectorTrainingConfiguration: Codable, Equatable, Sendable 
     public init(inputSize: Int = DetectorConfiguration.defaultInputSize, maximumIterations: Int? = nil,
                 batchSize: Int = 16, augmentations: [String] = ObjectDetectorTrainingConfiguration.defaultAugmentations,
                 viewsPerImage: Int = 8, seed: UInt64 = 0, boxCoding: DetectorBoxCodingChoice = .anchors,
-                anchorCount: Int = 5, stride: Int = 16, headWidth: Int = 96, headBlocks: Int = 2,
+                anchorCount: Int = 5, strides: [Int] = [16, 32], headWidth: Int = 96, headBlocks: Int = 2,
                 learningRate: Double = 2e-3, weightDecay: Double = 5e-4) {
         self.inputSize = inputSize
         self.maximumIterations = maximumIterations
@@ -69,7 +71,7 @@ public struct ObjectDetectorTrainingConfiguration: Codable, Equatable, Sendable 
         self.seed = seed
         self.boxCoding = boxCoding
         self.anchorCount = anchorCount
-        self.stride = stride
+        self.strides = strides
         self.headWidth = headWidth
         self.headBlocks = headBlocks
         self.learningRate = learningRate
@@ -92,7 +94,9 @@ public struct ObjectDetectorTrainingConfiguration: Codable, Equatable, Sendable 
         if let m = maximumIterations, m < 1 { result.append("--max-iterations must be at least 1") }
         if batchSize < 1 || batchSize > 256 { result.append("--batch-size \(batchSize) must be within 1…256") }
         if viewsPerImage < 1 || viewsPerImage > 64 { result.append("views per image \(viewsPerImage) must be within 1…64") }
-        if stride != 16 && stride != 32 { result.append("stride \(stride) must be 16 or 32") }
+        if strides.isEmpty || strides.contains(where: { $0 != 16 && $0 != 32 }) || Set(strides).count != strides.count {
+            result.append("strides \(strides) must be 16 and/or 32, each once")
+        }
         if boxCoding == .anchors && (anchorCount < 1 || anchorCount > 16) { result.append("anchor count must be within 1…16") }
         if headWidth < 8 || headBlocks < 0 { result.append("head width must be ≥ 8 and blocks ≥ 0") }
         if !(learningRate > 0) { result.append("learning rate must be positive") }
