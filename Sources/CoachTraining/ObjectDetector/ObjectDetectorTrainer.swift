@@ -126,7 +126,7 @@ public enum ObjectDetectorTrainer {
                                              headBlocks: configuration.headBlocks, classCount: labels.count)
         var initGenerator = SeededGenerator(seed: DetectorSeeds.mix(configuration.seed, 4))
         let model = try ObjectDetectorModel(configuration: detector, classLabels: labels, generator: &initGenerator)
-        let gridText = detector.grids.map { "\($0.gridWidth)×\($0.gridHeight) (stride \($0.stride)\($0.usesAnchors ? ", \($0.anchors.count) anchors" : ""))" }
+        let gridText = detector.grids.map { "\($0.gridWidth)×\($0.gridHeight) (stride \($0.stride)\($0.usesAnchors ? ", \($0.anchors.count) anchor\($0.anchors.count == 1 ? "" : "s")" : ""))" }
         observer?(.note("grid\(detector.grids.count > 1 ? "s" : "") " + gridText.joined(separator: " and ")
                         + ", \(configuration.boxCoding.rawValue) boxes, head \(model.head.parameterCount) parameters"))
 
