@@ -20,8 +20,12 @@ public enum Kernels {
                                  activation: FusedActivation, residual: UnsafePointer<Float>? = nil,
                                  output: UnsafeMutablePointer<Float>) {
         let cout = outputChannels, chunk = chunkRows(outputChannels: cout)
-        var start = 0
-        while start < rows {
+        let chunks = (rows + chunk - 1) / chunk
+        // Each chunk is its own GEMM of fixed shape, so the result does not depend on how
+        // chunks are spread over threads. Chunks run in parallel only when OpenBLAS is
+        // single-threaded (otherwise its own threads already split each GEMM).
+        let body = { (index: Int) in
+            let start = index * chunk
             let m = Swift.min(chunk, rows - start)
             let out = output + start * cout
             if activation == .none {
@@ -45,7 +49,11 @@ public enum Kernels {
                 epilogue(out, rows: m, channels: cout, bias: bias,
                          residual: residual.map { $0 + start * cout }, activation: activation)
             }
-            start += m
+        }
+        if ComputeThreads.blasIsSingleThreaded {
+            parallelFor(chunks, body)
+        } else {
+            for index in 0..<chunks { body(index) }
         }
     }
 

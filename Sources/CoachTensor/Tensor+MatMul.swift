@@ -87,14 +87,73 @@ public enum ComputeThreads {
         count = Swift.max(1, n)
         openblas_set_num_threads(Int32(count))
     }
+
+    /// Marks threads that already run one share of a parallel job: kernels they call run
+    /// inline instead of splitting again (no oversubscription).
+    @usableFromInline nonisolated(unsafe) static let serialKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// True on a thread running inside `forEachWorker`.
+    @inlinable
+    public static var isInsideParallelJob: Bool { pthread_getspecific(serialKey) != nil }
+
+    private static let blasLock = NSLock()
+    nonisolated(unsafe) private static var singleThreadedBLASDepth = 0
+
+    /// True while some caller runs `withSingleThreadedBLAS` (OpenBLAS then uses one
+    /// thread per call, so callers may issue GEMMs from several threads at once).
+    public static var blasIsSingleThreaded: Bool {
+        blasLock.lock(); defer { blasLock.unlock() }
+        return singleThreadedBLASDepth > 0
+    }
+
+    /// Runs `body` with OpenBLAS using one thread per call (restored afterwards, also
+    /// when callers nest or overlap). Inside, Coach's kernels parallelise by splitting
+    /// work into fixed pieces themselves, so results do not depend on the thread count.
+    public static func withSingleThreadedBLAS<R>(_ body: () throws -> R) rethrows -> R {
+        blasLock.lock()
+        if singleThreadedBLASDepth == 0 { openblas_set_num_threads(1) }
+        singleThreadedBLASDepth += 1
+        blasLock.unlock()
+        defer {
+            blasLock.lock()
+            singleThreadedBLASDepth -= 1
+            if singleThreadedBLASDepth == 0 { openblas_set_num_threads(Int32(count)) }
+            blasLock.unlock()
+        }
+        return try body()
+    }
+
+    /// Runs `body(worker)` for `workers` workers concurrently, with single-threaded BLAS;
+    /// kernels called inside run inline, so each worker owns one core. Use for coarse jobs
+    /// such as one image per worker.
+    public static func forEachWorker(_ workers: Int, _ body: (Int) -> Void) {
+        if workers <= 1 || isInsideParallelJob {
+            for w in 0..<workers { body(w) }
+            return
+        }
+        withSingleThreadedBLAS {
+            withoutActuallyEscaping(body) { body in
+                DispatchQueue.concurrentPerform(iterations: workers) { w in
+                    pthread_setspecific(serialKey, UnsafeRawPointer(bitPattern: 1))
+                    defer { pthread_setspecific(serialKey, nil) }
+                    body(w)
+                }
+            }
+        }
+    }
 }
 
 /// Runs `body(i)` for i in 0..<iterations on up to `ComputeThreads.count` threads, each
-/// thread taking one contiguous block of indices. Jobs below `minimumWork` iterations run inline.
+/// thread taking one contiguous block of indices. Jobs below `minimumWork` iterations,
+/// and jobs started inside `ComputeThreads.forEachWorker`, run inline.
 @inlinable
 public func parallelFor(_ iterations: Int, minimumWork: Int = 2, _ body: (Int) -> Void) {
     let threads = Swift.min(ComputeThreads.count, iterations)
-    if threads <= 1 || iterations < minimumWork {
+    if threads <= 1 || iterations < minimumWork || ComputeThreads.isInsideParallelJob {
         for i in 0..<iterations { body(i) }
         return
     }

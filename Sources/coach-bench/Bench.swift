@@ -14,8 +14,8 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, detector, detector-quick, detector-experiments.")
-    var only: String = "tensor,backbone,imageclassifier,detector"
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-compare (slow: re-measures the action-classifier variants), detector, detector-quick, detector-experiments (slow: re-measures detector heads).")
+    var only: String = "tensor,backbone,imageclassifier,action,detector"
 
     @Option(help: "The imported backbone model file.")
     var backbone: String = "models/efficientnet-lite0.h5"
@@ -65,6 +65,12 @@ struct Bench: ParsableCommand {
         if groups.contains("backbone") {
             try BackboneBenchmarks.run(backbonePath: backbone, pthPath: pth, peerPython: peerPython, sharedPath: shared,
                                        threadCounts: threadCounts, batches: [1, 16], seconds: seconds)
+        }
+        if groups.contains("action") {
+            try ActionBenchmarks.run(sharedPath: shared, threadCounts: threadCounts, seconds: seconds)
+        }
+        if groups.contains("action-compare") {
+            try ActionComparison.run(sharedPath: shared, seeds: [0, 1])
         }
         if groups.contains("detector-experiments") {
             try DetectorExperiments.run(backbonePath: backbone, sharedPath: shared, configs: detectorConfigs, views: detectorViews,

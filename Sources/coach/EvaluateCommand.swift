@@ -126,6 +126,7 @@ protocol TaskCommandHandler {
 /// The registry of task handlers (one file per task adds itself here).
 enum TaskCommands {
     static let handlers: [ModelTask: TaskCommandHandler.Type] = [
+        .actionClassifier: ActionClassifierCommands.self,
         .imageClassifier: ImageClassifierTaskCommands.self,
         .objectDetector: ObjectDetectorCommands.self,
     ]

@@ -10,5 +10,5 @@ struct TrainCommand: ParsableCommand {
         per-iteration loss and accuracy, then writes an HDF5 model file atomically.
         Every random choice flows from --seed: the same seed and data give the same model.
         """,
-        subcommands: [TrainImageClassifierCommand.self, TrainObjectDetectorCommand.self])
+        subcommands: [TrainImageClassifierCommand.self, TrainActionClassifierCommand.self, TrainObjectDetectorCommand.self])
 }

@@ -92,6 +92,22 @@ final class BackboneReferenceTests: XCTestCase {
         XCTAssertEqual(together.stride32!.slice(axis: 0, 1..<2), alone.stride32!)
     }
 
+    func testFeaturesDoNotDependOnTheThreadCount() throws {
+        let backbone = try BackboneFixture.load()
+        var g = SeededGenerator(seed: 5)
+        let batch = Tensor.randomUniform([2, 64, 64, 3], lower: -1, upper: 1, using: &g)
+        let original = ComputeThreads.count
+        defer { ComputeThreads.set(original) }
+        ComputeThreads.set(1)
+        let one = backbone.network.forward(batch, keeping: [.stride16])
+        ComputeThreads.set(3)
+        let three = backbone.network.forward(batch, keeping: [.stride16])
+        let threeAlone = backbone.network.forward(batch.slice(axis: 0, 0..<1))
+        XCTAssertEqual(one.features, three.features)
+        XCTAssertEqual(one.stride16, three.stride16)
+        XCTAssertEqual(one.features.slice(axis: 0, 0..<1), threeAlone.features)
+    }
+
     func testIncompatibleWeightsListEveryProblem() throws {
         let backbone = try BackboneFixture.load()
         var weights = try ModelFile.read(from: backbone.url).tensors

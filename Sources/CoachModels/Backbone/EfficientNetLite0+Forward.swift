@@ -59,58 +59,73 @@ struct ForwardPlan {
         let s16Channels = blocks[EfficientNetLite0.stride16BlockIndex].outputChannels
         let s16Count = s16h * s16w * s16Channels
 
-        // One allocation for every buffer of the pass.
+        // One allocation per worker holds every buffer of its images' passes.
         let layout = [sizes.io, sizes.io, sizes.expanded, sizes.depthwise, im2col, headCount]
-        let workspace = UnsafeMutablePointer<Float>.allocate(capacity: layout.reduce(0, +))
+        let perWorker = layout.reduce(0, +)
+        let workers = Swift.max(1, Swift.min(ComputeThreads.count, batch))
+        let workspace = UnsafeMutablePointer<Float>.allocate(capacity: perWorker * workers)
         defer { workspace.deallocate() }
-        var pointers: [UnsafeMutablePointer<Float>] = []
-        var offset = 0
-        for size in layout { pointers.append(workspace + offset); offset += size }
-        let (bufferA, bufferB, expanded, depthwise, columns, head) =
-            (pointers[0], pointers[1], pointers[2], pointers[3], pointers[4], pointers[5])
 
         var features = [Float](repeating: 0, count: batch * channels)
         var stride16 = outputs.contains(.stride16) ? [Float](repeating: 0, count: batch * s16Count) : []
         var stride32 = outputs.contains(.stride32) ? [Float](repeating: 0, count: batch * headCount) : []
         let net = network
+        let batch = self.batch, height = self.height, width = self.width
+        ComputeThreads.withSingleThreadedBLAS {
         images.withUnsafeBufferPointer { pixels in
-            for n in 0..<batch {
-                let image = pixels.baseAddress! + n * height * width * 3
-                net.stem.filter.withUnsafeBufferPointer { f in
-                    net.stem.bias.withUnsafeBufferPointer { b in
-                        Kernels.convolution(input: image, geometry: stemGeometry, filter: f.baseAddress!,
-                                            outputChannels: EfficientNetLite0Layout.stemChannels, bias: b.baseAddress!,
-                                            activation: .relu6, workspace: columns, output: bufferA)
+        features.withUnsafeMutableBufferPointer { featureBuffer in
+        stride16.withUnsafeMutableBufferPointer { stride16Buffer in
+        stride32.withUnsafeMutableBufferPointer { stride32Buffer in
+            // Several images: one worker (core) per share of the images, each with its own
+            // buffers and single-threaded kernels; one image: kernels split the work into
+            // fixed pieces (GEMM row chunks, depthwise rows), so results never depend on
+            // the batch or the thread count.
+            ComputeThreads.forEachWorker(workers) { worker in
+                var pointers: [UnsafeMutablePointer<Float>] = []
+                var offset = worker * perWorker
+                for size in layout { pointers.append(workspace + offset); offset += size }
+                let (bufferA, bufferB, expanded, depthwise, columns, head) =
+                    (pointers[0], pointers[1], pointers[2], pointers[3], pointers[4], pointers[5])
+                for n in (worker * batch / workers)..<((worker + 1) * batch / workers) {
+                    let image = pixels.baseAddress! + n * height * width * 3
+                    net.stem.filter.withUnsafeBufferPointer { f in
+                        net.stem.bias.withUnsafeBufferPointer { b in
+                            Kernels.convolution(input: image, geometry: stemGeometry, filter: f.baseAddress!,
+                                                outputChannels: EfficientNetLite0Layout.stemChannels, bias: b.baseAddress!,
+                                                activation: .relu6, workspace: columns, output: bufferA)
+                        }
                     }
-                }
-                var x = bufferA, y = bufferB
-                for i in 0..<blocks.count {
-                    runBlock(i, input: x, expanded: expanded, depthwise: depthwise, output: y)
-                    swap(&x, &y)
-                    if i == EfficientNetLite0.stride16BlockIndex && outputs.contains(.stride16) {
-                        stride16.withUnsafeMutableBufferPointer { $0.baseAddress!.advanced(by: n * s16Count).update(from: x, count: s16Count) }
+                    var x = bufferA, y = bufferB
+                    for i in 0..<blocks.count {
+                        runBlock(i, input: x, expanded: expanded, depthwise: depthwise, output: y)
+                        swap(&x, &y)
+                        if i == EfficientNetLite0.stride16BlockIndex && outputs.contains(.stride16) {
+                            (stride16Buffer.baseAddress! + n * s16Count).update(from: x, count: s16Count)
+                        }
                     }
-                }
-                net.head.filter.withUnsafeBufferPointer { f in
-                    net.head.bias.withUnsafeBufferPointer { b in
-                        Kernels.pointwise(input: x, rows: lh * lw, inputChannels: blocks.last!.outputChannels,
-                                          filter: f.baseAddress!, outputChannels: channels, bias: b.baseAddress!,
-                                          activation: .relu6, output: head)
+                    net.head.filter.withUnsafeBufferPointer { f in
+                        net.head.bias.withUnsafeBufferPointer { b in
+                            Kernels.pointwise(input: x, rows: lh * lw, inputChannels: blocks.last!.outputChannels,
+                                              filter: f.baseAddress!, outputChannels: channels, bias: b.baseAddress!,
+                                              activation: .relu6, output: head)
+                        }
                     }
-                }
-                features.withUnsafeMutableBufferPointer { out in
-                    let o = out.baseAddress! + n * channels
+                    let o = featureBuffer.baseAddress! + n * channels
                     for p in 0..<(lh * lw) {
                         let row = head + p * channels
                         for c in 0..<channels { o[c] += row[c] }
                     }
                     let inv = 1 / Float(lh * lw)
                     for c in 0..<channels { o[c] *= inv }
-                }
-                if outputs.contains(.stride32) {
-                    stride32.withUnsafeMutableBufferPointer { $0.baseAddress!.advanced(by: n * headCount).update(from: head, count: headCount) }
+                    if outputs.contains(.stride32) {
+                        (stride32Buffer.baseAddress! + n * headCount).update(from: head, count: headCount)
+                    }
                 }
             }
+        }
+        }
+        }
+        }
         }
         return EfficientNetLite0.Result(
             features: Tensor(shape: [batch, channels], scalars: features),

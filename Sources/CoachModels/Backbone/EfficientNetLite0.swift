@@ -20,6 +20,9 @@ public final class EfficientNetLite0 {
     public static let stride16Channels = 112
     /// ImageNet classes of the classifier.
     public static let classCount = EfficientNetLite0Layout.classCount
+    /// Bumped whenever a change to the forward pass changes its floating-point results
+    /// (even in the last bit), so caches of features computed earlier are not reused.
+    public static let computationVersion = 2
 
     /// A convolution with folded batch norm: filter (HWIO, or [kh, kw, C] for depthwise) and bias.
     struct FoldedConvolution {

@@ -38,7 +38,7 @@ public struct FeatureCache: Sendable {
     /// The entry key for one view of one image file.
     public static func key(fileSHA256: String, backboneSHA256: String, encoding: ImageInputEncoding,
                            view: String) -> String {
-        let text = "coach-features-v2|\(fileSHA256)|\(backboneSHA256)|\(encoding.shortSide)/\(encoding.cropSize)/\(encoding.mean)/\(encoding.standardDeviation)|\(view)"
+        let text = "coach-features-v3|forward-\(EfficientNetLite0.computationVersion)|\(fileSHA256)|\(backboneSHA256)|\(encoding.shortSide)/\(encoding.cropSize)/\(encoding.mean)/\(encoding.standardDeviation)|\(view)"
         return (try? FileDigest.sha256(of: Array(text.utf8))) ?? text
     }
 

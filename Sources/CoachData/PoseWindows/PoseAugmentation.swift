@@ -1,0 +1,57 @@
+/// A pose-sequence augmentation, named as in Create ML's action-classifier template.
+///
+/// The raw value is the short name `--augment` takes; `init?(name:)` also accepts the long
+/// names (`horizontal-flip`, `keypoint-jitter`, `interpolate-frames`, `time-warp`, `drop-frames`).
+public enum PoseAugmentation: String, CaseIterable, Codable, Hashable, Sendable, Comparable {
+    /// Mirror the poses left-right: x is reflected about the window's centre and every left joint
+    /// swaps places with its right counterpart (`JointSet.mirroredIndices`); chirality flips too.
+    case horizontalFlip = "flip"
+    /// Rotate the poses in the image plane about the window's centre.
+    case rotate
+    /// Shift the poses by an offset that drifts linearly across the window (a camera pan).
+    case translate
+    /// Stretch x and y about the window's centre by independent factors (changes the aspect).
+    case scale
+    /// Add Gaussian noise to every detected keypoint (detector jitter).
+    case jitter
+    /// Play the motion faster or slower: the window is sampled at a random speed, interpolating
+    /// between frames (Create ML's "interpolate frames"; a time warp).
+    case interpolateFrames = "interpolate"
+    /// Skip random frames while the window is cut (as a detector that misses frames would).
+    case dropFrames = "drop"
+
+    /// Parses a short or long augmentation name (case-insensitive; `-` and `_` ignored).
+    public init?(name: String) {
+        let key = name.lowercased().filter { $0 != "-" && $0 != "_" && $0 != " " }
+        switch key {
+        case "flip", "horizontalflip", "hflip", "mirror": self = .horizontalFlip
+        case "rotate", "rotation": self = .rotate
+        case "translate", "translation", "shift": self = .translate
+        case "scale", "scaling": self = .scale
+        case "jitter", "keypointjitter", "noise": self = .jitter
+        case "interpolate", "interpolateframes", "timewarp", "speed": self = .interpolateFrames
+        case "drop", "dropframes", "framedrop": self = .dropFrames
+        default: return nil
+        }
+    }
+
+    /// Parses a comma-separated list such as `flip,rotate,jitter`; `all` means every augmentation
+    /// and `none` (or an empty text) none. Unknown names are returned in `unknown`, in order.
+    public static func parseList(_ text: String) -> (augmentations: Set<PoseAugmentation>, unknown: [String]) {
+        var result: Set<PoseAugmentation> = []
+        var unknown: [String] = []
+        for part in text.split(separator: ",") {
+            let name = trimmingSpaces(String(part))
+            if name.isEmpty || name.lowercased() == "none" { continue }
+            if name.lowercased() == "all" { result.formUnion(PoseAugmentation.allCases); continue }
+            if let augmentation = PoseAugmentation(name: name) { result.insert(augmentation) } else { unknown.append(name) }
+        }
+        return (result, unknown)
+    }
+
+    /// Orders augmentations as `allCases` lists them.
+    public static func < (lhs: PoseAugmentation, rhs: PoseAugmentation) -> Bool {
+        let order = PoseAugmentation.allCases
+        return (order.firstIndex(of: lhs) ?? 0) < (order.firstIndex(of: rhs) ?? 0)
+    }
+}

@@ -1,0 +1,140 @@
+import CoachRandom
+import Foundation
+
+/// Applies the enabled `PoseAugmentation`s to training windows, drawing every random choice
+/// from the generator it is given.
+///
+/// Time augmentations (`interpolateFrames`, `dropFrames`) act while a window is cut from its
+/// sequence (see `PoseWindowSampler.randomWindow(from:augmenter:generator:)`); spatial ones act on
+/// the cut window (`apply(to:generator:)`). Magnitudes are relative to the window's own size
+/// (`PoseWindow.spread`, or `extent` for a single joint), so they mean the same in any unit.
+public struct PoseAugmenter: Hashable, Sendable {
+    /// The augmentations to apply.
+    public var augmentations: Set<PoseAugmentation>
+    /// For each joint, the index of its left/right counterpart (`JointSet.mirroredIndices`).
+    public var mirroredIndices: [Int]
+    /// The chance a window is flipped when `horizontalFlip` is on.
+    public var flipProbability: Float = 0.5
+    /// The largest rotation, in degrees either way.
+    public var maximumRotationDegrees: Float = 15
+    /// The largest constant shift and the largest drift across the window, as fractions of the window's size.
+    public var maximumTranslation: Float = 0.1
+    /// The largest relative change of each axis's scale (0.15: x and y each scaled by 0.85…1.15).
+    public var maximumScaleChange: Float = 0.15
+    /// The jitter's standard deviation, as a fraction of the window's size.
+    public var jitterStandardDeviation: Float = 0.02
+    /// The range of playback speeds for `interpolateFrames` (drawn log-uniformly).
+    public var speedRange: ClosedRange<Double> = 0.8...1.25
+    /// The chance each frame is skipped when `dropFrames` is on (at most 3 in a row).
+    public var dropProbability: Float = 0.1
+
+    /// An augmenter applying `augmentations` to poses of `jointSet`.
+    public init(augmentations: Set<PoseAugmentation>, jointSet: JointSet) {
+        self.augmentations = augmentations
+        self.mirroredIndices = jointSet.mirroredIndices
+    }
+
+    /// An augmenter applying `augmentations` to poses whose joint `j` mirrors to `mirroredIndices[j]`.
+    public init(augmentations: Set<PoseAugmentation>, mirroredIndices: [Int]) {
+        self.augmentations = augmentations
+        self.mirroredIndices = mirroredIndices
+    }
+
+    /// Whether `augmentation` is enabled.
+    public func isEnabled(_ augmentation: PoseAugmentation) -> Bool { augmentations.contains(augmentation) }
+
+    /// The source-frame steps between a window's `frameCount` consecutive frames: 1 each without
+    /// time augmentations; a random speed with `interpolateFrames`; skipped frames add whole
+    /// steps with `dropFrames`. The result has `frameCount − 1` entries.
+    public func frameSteps(frameCount: Int, generator: inout SeededGenerator) -> [Double] {
+        var speed = 1.0
+        if isEnabled(.interpolateFrames) {
+            let low = Foundation.log(speedRange.lowerBound), high = Foundation.log(speedRange.upperBound)
+            speed = Foundation.exp(low + (high - low) * generator.nextDouble())
+        }
+        var steps = [Double](repeating: speed, count: max(frameCount - 1, 0))
+        if isEnabled(.dropFrames) {
+            for k in steps.indices {
+                var skipped = 0
+                while skipped < 3 && generator.nextBool(probability: dropProbability) { skipped += 1 }
+                steps[k] += Double(skipped) * speed
+            }
+        }
+        return steps
+    }
+
+    /// Applies the enabled spatial augmentations (flip, rotate, scale, translate, jitter — in
+    /// that order) to `window`'s detected keypoints; undetected joints and padding stay zero.
+    public func apply(to window: inout PoseWindow, generator: inout SeededGenerator) {
+        let centre = window.centroid
+        var size = window.spread
+        if !(size > 0) { size = window.extent }
+        if !(size > 0) { size = 1 }
+        let t = window.frameCount, j = window.jointCount
+
+        if isEnabled(.horizontalFlip), generator.nextBool(probability: flipProbability) {
+            flipHorizontally(&window, about: centre.x)
+        }
+        if isEnabled(.rotate) {
+            let angle = generator.nextUniform(-maximumRotationDegrees, maximumRotationDegrees) * .pi / 180
+            let c = Foundation.cos(angle), s = Foundation.sin(angle)
+            for i in window.confidence.indices where window.confidence[i] > 0 {
+                let dx = window.x[i] - centre.x, dy = window.y[i] - centre.y
+                window.x[i] = centre.x + c * dx - s * dy
+                window.y[i] = centre.y + s * dx + c * dy
+            }
+        }
+        if isEnabled(.scale) {
+            let sx = 1 + generator.nextUniform(-maximumScaleChange, maximumScaleChange)
+            let sy = 1 + generator.nextUniform(-maximumScaleChange, maximumScaleChange)
+            for i in window.confidence.indices where window.confidence[i] > 0 {
+                window.x[i] = centre.x + sx * (window.x[i] - centre.x)
+                window.y[i] = centre.y + sy * (window.y[i] - centre.y)
+            }
+        }
+        if isEnabled(.translate) {
+            let m = maximumTranslation * size
+            let shiftX = generator.nextUniform(-m, m), shiftY = generator.nextUniform(-m, m)
+            let driftX = generator.nextUniform(-m, m), driftY = generator.nextUniform(-m, m)
+            for frame in 0..<t {
+                let phase = t > 1 ? Float(frame) / Float(t - 1) - 0.5 : 0
+                for joint in 0..<j where window.confidence[frame * j + joint] > 0 {
+                    let i = frame * j + joint
+                    window.x[i] += shiftX + driftX * phase
+                    window.y[i] += shiftY + driftY * phase
+                }
+            }
+        }
+        if isEnabled(.jitter) {
+            let sd = jitterStandardDeviation * size
+            for i in window.confidence.indices where window.confidence[i] > 0 {
+                window.x[i] += sd * generator.nextNormal()
+                window.y[i] += sd * generator.nextNormal()
+                if window.z != nil { window.z![i] += sd * generator.nextNormal() }
+            }
+        }
+    }
+
+    /// Mirrors `window` about the vertical line x = `axis`: x → 2·axis − x for every detected
+    /// keypoint, each joint swaps places with its `mirroredIndices` counterpart, chirality flips.
+    public func flipHorizontally(_ window: inout PoseWindow, about axis: Float) {
+        let j = window.jointCount
+        for i in window.confidence.indices where window.confidence[i] > 0 {
+            window.x[i] = 2 * axis - window.x[i]
+        }
+        for frame in 0..<window.frameCount {
+            for (joint, other) in mirroredIndices.enumerated() where joint < other && other < j {
+                let a = frame * j + joint, b = frame * j + other
+                window.x.swapAt(a, b)
+                window.y.swapAt(a, b)
+                if window.z != nil { window.z!.swapAt(a, b) }
+                window.confidence.swapAt(a, b)
+            }
+        }
+        switch window.chirality {
+        case .left?: window.chirality = .right
+        case .right?: window.chirality = .left
+        default: break
+        }
+    }
+}

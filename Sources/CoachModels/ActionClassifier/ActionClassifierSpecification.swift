@@ -1,0 +1,26 @@
+import CoachData
+
+/// What an action-classifier model file records about its network and input encoding, beside
+/// the generic metadata (stored as `extra.actionClassifier`).
+public struct ActionClassifierSpecification: Codable, Equatable, Hashable, Sendable {
+    /// The metadata `extra` key it is stored under.
+    public static let metadataKey = "actionClassifier"
+
+    /// The network's shape.
+    public var architecture: ActionClassifierArchitecture
+    /// How windows become the network's input.
+    public var encoding: ActionInputEncoding
+    /// The joint layout the model was trained on (`body18`, `hand21` or `custom`).
+    public var jointSetKind: JointSet.Kind
+    /// The class treated as background during training, if any.
+    public var backgroundLabel: String?
+
+    /// A specification of `architecture` over `encoding`.
+    public init(architecture: ActionClassifierArchitecture, encoding: ActionInputEncoding, jointSetKind: JointSet.Kind,
+                backgroundLabel: String? = nil) {
+        self.architecture = architecture
+        self.encoding = encoding
+        self.jointSetKind = jointSetKind
+        self.backgroundLabel = backgroundLabel
+    }
+}

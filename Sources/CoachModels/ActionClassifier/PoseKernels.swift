@@ -1,0 +1,257 @@
+/// Pointer-level loops behind the fused kernels.
+///
+/// Large tensors are split into a fixed number of row chunks run across `ComputeThreads`;
+/// per-chunk partial sums are combined in chunk order, so results do not depend on the number
+/// of threads.
+enum PoseKernels {
+    /// How many row chunks a [rows, channels] pass is split into (1 for small tensors).
+    static func chunkCount(rows: Int, channels: Int) -> Int {
+        rows * channels < 32_768 || rows < 64 ? 1 : 8
+    }
+
+    /// Runs `body(first, count)` over `chunks` contiguous row ranges of `rows`, in parallel.
+    static func forEachChunk(rows: Int, chunks: Int, _ body: (Int, Int, Int) -> Void) {
+        parallelFor(chunks, minimumWork: 2) { k in
+            let lower = k * rows / chunks, upper = (k + 1) * rows / chunks
+            body(k, lower, upper - lower)
+        }
+    }
+
+    /// out[r, k] = x[r, k]·a[k] + b[k] (then ReLU when `relu`), in parallel chunks.
+    static func affine(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
+                       _ out: UnsafeMutablePointer<Float>, rows: Int, channels c: Int, relu: Bool) {
+        forEachChunk(rows: rows, chunks: chunkCount(rows: rows, channels: c)) { _, first, count in
+            affineSerial(x + first * c, a, b, out + first * c, rows: count, channels: c, relu: relu)
+        }
+    }
+
+    /// out[r, k] += x[r, k]·a[k], in parallel chunks.
+    static func multiplyAdd(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+                            rows: Int, channels c: Int) {
+        forEachChunk(rows: rows, chunks: chunkCount(rows: rows, channels: c)) { _, first, count in
+            multiplyAddSerial(x + first * c, a, into: out + first * c, rows: count, channels: c)
+        }
+    }
+
+    /// sum[k] = Σ_r a[r, k]; productSum[k] = Σ_r a[r, k]·b[r, k] — chunk partials added in order.
+    static func channelSums(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, rows: Int, channels c: Int,
+                            sum: UnsafeMutablePointer<Float>, productSum: UnsafeMutablePointer<Float>) {
+        let chunks = chunkCount(rows: rows, channels: c)
+        var partial = [Float](repeating: 0, count: 2 * chunks * c)
+        partial.withUnsafeMutableBufferPointer { pp in
+            let base = pp.baseAddress!
+            forEachChunk(rows: rows, chunks: chunks) { k, first, count in
+                channelSumsSerial(a + first * c, b + first * c, rows: count, channels: c,
+                                  sum: base + k * c, productSum: base + (chunks + k) * c)
+            }
+            for ch in 0..<c {
+                var s: Float = 0, p: Float = 0
+                for k in 0..<chunks { s += base[k * c + ch]; p += base[(chunks + k) * c + ch] }
+                sum[ch] = s
+                productSum[ch] = p
+            }
+        }
+    }
+
+    /// Per-channel mean and (biased) variance of x [rows, c], two passes, chunk partials in order.
+    static func channelMoments(_ x: UnsafePointer<Float>, rows: Int, channels c: Int) -> (mean: [Double], variance: [Double]) {
+        let chunks = chunkCount(rows: rows, channels: c)
+        var partial = [Double](repeating: 0, count: chunks * c)
+        var mean = [Double](repeating: 0, count: c), variance = [Double](repeating: 0, count: c)
+        let n = Double(Swift.max(rows, 1))
+        partial.withUnsafeMutableBufferPointer { pp in
+            let base = pp.baseAddress!
+            forEachChunk(rows: rows, chunks: chunks) { k, first, count in
+                var sums = [Float](repeating: 0, count: c)
+                sums.withUnsafeMutableBufferPointer { ps in
+                    for r in first..<(first + count) { multiplyAccumulateOnes(x + r * c, into: ps.baseAddress!, count: c) }
+                }
+                for ch in 0..<c { base[k * c + ch] = Double(sums[ch]) }
+            }
+            for ch in 0..<c { var s = 0.0; for k in 0..<chunks { s += base[k * c + ch] }; mean[ch] = s / n }
+            let meanF = mean.map { Float($0) }
+            forEachChunk(rows: rows, chunks: chunks) { k, first, count in
+                var sums = [Float](repeating: 0, count: c)
+                sums.withUnsafeMutableBufferPointer { ps in
+                    meanF.withUnsafeBufferPointer { pm in
+                        for r in first..<(first + count) {
+                            squaredDeviationAccumulate(x + r * c, pm.baseAddress!, into: ps.baseAddress!, count: c)
+                        }
+                    }
+                }
+                for ch in 0..<c { base[k * c + ch] = Double(sums[ch]) }
+            }
+            for ch in 0..<c { var s = 0.0; for k in 0..<chunks { s += base[k * c + ch] }; variance[ch] = s / n }
+        }
+        return (mean, variance)
+    }
+
+    /// out[i] += x[i] for i in 0..<count.
+    @inline(__always)
+    static func multiplyAccumulateOnes(_ x: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        while i + 8 <= count {
+            let v = UnsafeRawPointer(out + i).loadUnaligned(as: SIMD8<Float>.self) + UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(out + i).storeBytes(of: v, as: SIMD8<Float>.self)
+            i += 8
+        }
+        while i < count { out[i] += x[i]; i += 1 }
+    }
+
+    /// out[i] += (x[i] − m[i])² for i in 0..<count.
+    @inline(__always)
+    static func squaredDeviationAccumulate(_ x: UnsafePointer<Float>, _ m: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+                                           count: Int) {
+        var i = 0
+        while i + 8 <= count {
+            let d = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self) - UnsafeRawPointer(m + i).loadUnaligned(as: SIMD8<Float>.self)
+            let v = UnsafeRawPointer(out + i).loadUnaligned(as: SIMD8<Float>.self) + d * d
+            UnsafeMutableRawPointer(out + i).storeBytes(of: v, as: SIMD8<Float>.self)
+            i += 8
+        }
+        while i < count { let d = x[i] - m[i]; out[i] += d * d; i += 1 }
+    }
+
+    /// out[r, k] = x[r, k]·a[k] + b[k] (then ReLU when `relu`).
+    static func affineSerial(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
+                             _ out: UnsafeMutablePointer<Float>, rows: Int, channels c: Int, relu: Bool) {
+        if c % 8 == 0 {
+            let zero = SIMD8<Float>(repeating: 0)
+            for r in 0..<rows {
+                let xr = UnsafeRawPointer(x + r * c), or = UnsafeMutableRawPointer(out + r * c)
+                var k = 0
+                while k < c {
+                    let va = UnsafeRawPointer(a + k).loadUnaligned(as: SIMD8<Float>.self)
+                    let vb = UnsafeRawPointer(b + k).loadUnaligned(as: SIMD8<Float>.self)
+                    var v = xr.loadUnaligned(fromByteOffset: k * 4, as: SIMD8<Float>.self) * va + vb
+                    if relu { v = v.replacing(with: zero, where: v .< zero) }
+                    or.storeBytes(of: v, toByteOffset: k * 4, as: SIMD8<Float>.self)
+                    k += 8
+                }
+            }
+            return
+        }
+        for r in 0..<rows {
+            let xr = x + r * c, or = out + r * c
+            if relu {
+                for k in 0..<c { or[k] = Swift.max(xr[k] * a[k] + b[k], 0) }
+            } else {
+                for k in 0..<c { or[k] = xr[k] * a[k] + b[k] }
+            }
+        }
+    }
+
+    /// Gradients of y = ReLU?(n·γ + β) with n the normalised input: for batch statistics
+    /// dx = γ·σ⁻¹·(ĝ − mean(ĝ) − n·mean(ĝ·n)); for fixed statistics dx = γ·σ⁻¹·ĝ; ĝ is g masked
+    /// by the ReLU. Returns [dx, dγ, dβ].
+    static func normalizationGradients(_ g: Tensor, output y: Tensor, normalized: [Float], gamma: [Float],
+                                       inverseDeviation: [Float], rows: Int, channels c: Int, relu: Bool,
+                                       batchStatistics: Bool) -> [Tensor?] {
+        let count = rows * c
+        // ĝ: the gradient where the ReLU let the value through.
+        var masked = g.scalars
+        if relu {
+            y.withUnsafeBufferPointer { py in
+                masked.withUnsafeMutableBufferPointer { pm in
+                    for i in 0..<count where py[i] <= 0 { pm[i] = 0 }
+                }
+            }
+        }
+        // Per-channel sums of ĝ and ĝ·n, accumulated row by row in SIMD registers when possible.
+        var gBeta = [Float](repeating: 0, count: c), gGamma = [Float](repeating: 0, count: c)
+        masked.withUnsafeBufferPointer { pm in
+            normalized.withUnsafeBufferPointer { pn in
+                gBeta.withUnsafeMutableBufferPointer { pdb in
+                    gGamma.withUnsafeMutableBufferPointer { pdg in
+                        PoseKernels.channelSums(pm.baseAddress!, pn.baseAddress!, rows: rows, channels: c,
+                                                sum: pdb.baseAddress!, productSum: pdg.baseAddress!)
+                    }
+                }
+            }
+        }
+        let m = Float(Swift.max(rows, 1))
+        let factor = (0..<c).map { gamma[$0] * inverseDeviation[$0] }
+        // dx = f·ĝ + (−f·mean(ĝ)) + n·(−f·mean(ĝ·n)): two affine passes.
+        let shift = (0..<c).map { batchStatistics ? -factor[$0] * gBeta[$0] / m : 0 }
+        let slope = (0..<c).map { batchStatistics ? -factor[$0] * gGamma[$0] / m : 0 }
+        let gx = Tensor(shape: g.shape) { out in
+            masked.withUnsafeBufferPointer { pm in
+                normalized.withUnsafeBufferPointer { pn in
+                    factor.withUnsafeBufferPointer { pf in
+                        shift.withUnsafeBufferPointer { ps in
+                            slope.withUnsafeBufferPointer { pl in
+                                PoseKernels.affine(pm.baseAddress!, pf.baseAddress!, ps.baseAddress!, out.baseAddress!,
+                                                   rows: rows, channels: c, relu: false)
+                                PoseKernels.multiplyAdd(pn.baseAddress!, pl.baseAddress!, into: out.baseAddress!,
+                                                        rows: rows, channels: c)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return [gx, Tensor(shape: [c], scalars: gGamma), Tensor(shape: [c], scalars: gBeta)]
+    }
+
+    /// sum[k] = Σ_r a[r, k]; productSum[k] = Σ_r a[r, k]·b[r, k].
+    static func channelSumsSerial(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, rows: Int, channels c: Int,
+                                  sum: UnsafeMutablePointer<Float>, productSum: UnsafeMutablePointer<Float>) {
+        if c % 8 == 0 {
+            var k = 0
+            while k < c {
+                var s = SIMD8<Float>(repeating: 0), p = SIMD8<Float>(repeating: 0)
+                for r in 0..<rows {
+                    let va = UnsafeRawPointer(a + r * c + k).loadUnaligned(as: SIMD8<Float>.self)
+                    let vb = UnsafeRawPointer(b + r * c + k).loadUnaligned(as: SIMD8<Float>.self)
+                    s += va
+                    p += va * vb
+                }
+                for lane in 0..<8 { sum[k + lane] = s[lane]; productSum[k + lane] = p[lane] }
+                k += 8
+            }
+            return
+        }
+        for k in 0..<c { sum[k] = 0; productSum[k] = 0 }
+        for r in 0..<rows {
+            for k in 0..<c {
+                let v = a[r * c + k]
+                sum[k] += v
+                productSum[k] += v * b[r * c + k]
+            }
+        }
+    }
+
+    /// out[i] += x[i]·y[i] for i in 0..<count (8 lanes at a time).
+    @inline(__always)
+    static func multiplyAccumulate(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+                                   count: Int) {
+        var i = 0
+        while i + 8 <= count {
+            let v = UnsafeRawPointer(out + i).loadUnaligned(as: SIMD8<Float>.self)
+                + UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self) * UnsafeRawPointer(y + i).loadUnaligned(as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(out + i).storeBytes(of: v, as: SIMD8<Float>.self)
+            i += 8
+        }
+        while i < count { out[i] += x[i] * y[i]; i += 1 }
+    }
+
+    /// out[r, k] += x[r, k]·a[k].
+    static func multiplyAddSerial(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+                                  rows: Int, channels c: Int) {
+        if c % 8 == 0 {
+            for r in 0..<rows {
+                let xr = UnsafeRawPointer(x + r * c), or = UnsafeMutableRawPointer(out + r * c)
+                var k = 0
+                while k < c {
+                    let va = UnsafeRawPointer(a + k).loadUnaligned(as: SIMD8<Float>.self)
+                    let v = or.loadUnaligned(fromByteOffset: k * 4, as: SIMD8<Float>.self)
+                        + xr.loadUnaligned(fromByteOffset: k * 4, as: SIMD8<Float>.self) * va
+                    or.storeBytes(of: v, toByteOffset: k * 4, as: SIMD8<Float>.self)
+                    k += 8
+                }
+            }
+            return
+        }
+        for r in 0..<rows { for k in 0..<c { out[r * c + k] += x[r * c + k] * a[k] } }
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import CoachData
+import CoachModels
+import CoachRuntime
+import CoachTraining
+import Foundation
+
+/// `coach evaluate` and `coach predict` for action classifiers.
+enum ActionClassifierCommands: TaskCommandHandler {
+    /// Reading options from the shared pose flags (the model's frame rate when none is given).
+    static func readingOptions(frameRate: Double?, keypointOrigin: String?, model: ActionClassifierModel) throws -> PoseReadingOptions {
+        var origin = KeypointOrigin.topLeft
+        if let keypointOrigin {
+            guard let parsed = KeypointOrigin(rawValue: keypointOrigin) else {
+                throw ValidationError("--keypoint-origin must be top-left or bottom-left, not '\(keypointOrigin)'")
+            }
+            origin = parsed
+        }
+        if let frameRate, !(frameRate > 0) || !frameRate.isFinite { throw ValidationError("--frame-rate must be a positive number") }
+        return PoseReadingOptions(frameRate: frameRate ?? model.frameRate, keypointOrigin: origin)
+    }
+
+    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
+        guard (data.data == nil) != (data.annotations == nil) else {
+            throw ValidationError("give the labeled data with exactly one of --data DIR|TABLE.csv or --annotations FILE")
+        }
+        let model = try ActionClassifierModel(contentsOf: URL(fileURLWithPath: modelPath))
+        let options = try readingOptions(frameRate: data.frameRate, keypointOrigin: data.keypointOrigin, model: model)
+        let source = URL(fileURLWithPath: data.data ?? data.annotations ?? "")
+        let dataset = data.data != nil ? try PoseDataset.load(source, options: options)
+                                       : try PoseDataset.loadAnnotations(source, options: options)
+        let evaluation = try ActionClassifierEvaluation.evaluate(model, on: dataset, observer: Console.observer(quiet: json))
+        if json {
+            try Console.printJSON(evaluation)
+            return
+        }
+        Console.print(MetricsTable.render(evaluation.metrics))
+        Console.print("")
+        Console.print("windows: \(Console.percent(evaluation.windowAccuracy)) of \(evaluation.windowCount) windows (\(model.windowLength) frames at \(ActionClassifierReport.format(model.frameRate)) fps, every \(model.defaultWindowStride) frames) have the segment's label as their top class")
+        if evaluation.paddedExampleCount > 0 {
+            Console.print("padded: \(evaluation.paddedExampleCount) of \(evaluation.metrics.count) segments are shorter than the window and were padded with zero poses")
+        }
+    }
+
+    /// One clip's predictions, as `--json` prints them.
+    struct ClipPredictions: Encodable {
+        struct Window: Encodable {
+            var start: Double
+            var end: Double
+            var label: String?
+            var topLabel: String
+            var confidence: Double
+            var probabilities: [String: Double]
+        }
+        var file: String
+        var windows: [Window]
+    }
+
+    static func predict(modelPath: String, options: PredictCommand) throws {
+        let classifier = try ActionClassifier(contentsOf: URL(fileURLWithPath: modelPath))
+        if let threshold = options.confidenceThreshold { classifier.confidenceThreshold = Float(threshold) }
+        let reading = try readingOptions(frameRate: options.frameRate, keypointOrigin: options.keypointOrigin, model: classifier.model)
+        var results: [ClipPredictions] = []
+        for input in options.inputs {
+            let sequence = try PoseClipReader.read(URL(fileURLWithPath: input), options: reading)
+            let predictions = try classifier.predictions(for: sequence)
+            let windows = predictions.map { p in
+                ClipPredictions.Window(start: p.startTime, end: p.endTime, label: p.label, topLabel: p.topLabel,
+                                       confidence: Double(p.confidence),
+                                       probabilities: Dictionary(uniqueKeysWithValues: p.probabilities.map { ($0.label, Double($0.probability)) }))
+            }
+            results.append(ClipPredictions(file: input, windows: windows))
+            if !options.json {
+                Console.print("\(input): \(windows.count) window\(windows.count == 1 ? "" : "s") of \(classifier.windowLength) frames at \(ActionClassifierReport.format(classifier.frameRate)) fps")
+                for (window, prediction) in zip(windows, predictions) {
+                    let range = MetricsTable.pad(String(format: "%.2f–%.2f s", window.start, window.end), 16, left: false)
+                    let others = prediction.probabilities.sorted { $0.probability > $1.probability }.prefix(options.top)
+                        .map { "\($0.label) \(String(format: "%.3f", $0.probability))" }.joined(separator: ", ")
+                    Console.print("  \(range)  \(window.label ?? "(below threshold: \(window.topLabel))")  \(String(format: "%.3f", window.confidence))   [\(others)]")
+                }
+            }
+        }
+        if options.json { try Console.printJSON(results) }
+    }
+}

@@ -1,0 +1,215 @@
+import CoachData
+import CoachRandom
+import Foundation
+import XCTest
+
+/// Each augmentation changes windows as its documentation says, and only as it says.
+final class PoseAugmentationTests: XCTestCase {
+    /// A body18 window of a person whose right wrist is raised, with a few undetected joints.
+    func bodyWindow(frames: Int = 6) -> PoseWindow {
+        var window = PoseWindow(frameCount: frames, jointCount: 18, frameRate: 30)
+        var generator = SeededGenerator(seed: 21)
+        for t in 0..<frames {
+            for j in 0..<18 {
+                let x = 0.3 + 0.02 * Float(j) + 0.01 * Float(t), y = 0.2 + 0.03 * Float(j)
+                window[t, j] = Keypoint(x: x + 0.005 * generator.nextNormal(), y: y, confidence: 0.5 + 0.02 * Float(j))
+            }
+        }
+        window[2, 7] = nil  // leftWrist missing in frame 2
+        window[4, 14] = nil  // rightEye missing in frame 4
+        window.chirality = .left
+        return window
+    }
+
+    func augmenter(_ augmentations: Set<PoseAugmentation>) -> PoseAugmenter {
+        PoseAugmenter(augmentations: augmentations, jointSet: .body18)
+    }
+
+    func testNamesParseWithAliases() {
+        XCTAssertEqual(PoseAugmentation(name: "horizontal-flip"), .horizontalFlip)
+        XCTAssertEqual(PoseAugmentation(name: "Keypoint_Jitter"), .jitter)
+        XCTAssertEqual(PoseAugmentation(name: "interpolate-frames"), .interpolateFrames)
+        XCTAssertEqual(PoseAugmentation(name: "time-warp"), .interpolateFrames)
+        XCTAssertEqual(PoseAugmentation(name: "drop-frames"), .dropFrames)
+        let parsed = PoseAugmentation.parseList("flip, rotate,bogus,,scale,warp")
+        XCTAssertEqual(parsed.augmentations, [.horizontalFlip, .rotate, .scale])
+        XCTAssertEqual(parsed.unknown, ["bogus", "warp"])
+        XCTAssertEqual(PoseAugmentation.parseList("all").augmentations, Set(PoseAugmentation.allCases))
+        XCTAssertEqual(PoseAugmentation.parseList("none").augmentations, [])
+    }
+
+    func testHorizontalFlipSwapsLeftAndRightJointsAndMirrorsX() {
+        let original = bodyWindow()
+        var flipped = original
+        let axis = original.centroid.x
+        augmenter([.horizontalFlip]).flipHorizontally(&flipped, about: axis)
+        let body = JointSet.body18
+        let pairs = [("leftWrist", "rightWrist"), ("leftShoulder", "rightShoulder"), ("leftEar", "rightEar"),
+                     ("leftAnkle", "rightAnkle")]
+        for t in 0..<original.frameCount {
+            for (left, right) in pairs {
+                let l = body.index(of: left)!, r = body.index(of: right)!
+                // The new left joint is the old right one, mirrored: same y and confidence, x reflected.
+                XCTAssertEqual(flipped[t, l]?.x, original[t, r].map { 2 * axis - $0.x }, "\(left) at frame \(t)")
+                XCTAssertEqual(flipped[t, l]?.y, original[t, r]?.y)
+                XCTAssertEqual(flipped[t, l]?.confidence, original[t, r]?.confidence)
+                XCTAssertEqual(flipped[t, r]?.x, original[t, l].map { 2 * axis - $0.x }, "\(right) at frame \(t)")
+            }
+            let nose = body.index(of: "nose")!, neck = body.index(of: "neck")!
+            XCTAssertEqual(flipped[t, nose]!.x, 2 * axis - original[t, nose]!.x, accuracy: 1e-6, "unpaired joints stay, mirrored")
+            XCTAssertEqual(flipped[t, neck]!.y, original[t, neck]!.y)
+        }
+        XCTAssertNil(flipped[2, body.index(of: "rightWrist")!], "the missing left wrist became the missing right wrist")
+        XCTAssertNotNil(flipped[2, body.index(of: "leftWrist")!])
+        XCTAssertNil(flipped[4, body.index(of: "leftEye")!])
+        XCTAssertEqual(flipped.chirality, .right, "chirality flips with the image")
+        var twice = flipped
+        augmenter([.horizontalFlip]).flipHorizontally(&twice, about: axis)
+        for i in twice.x.indices { XCTAssertEqual(twice.x[i], original.x[i], accuracy: 1e-6) }
+        XCTAssertEqual(twice.confidence, original.confidence)
+        XCTAssertEqual(twice.chirality, .left)
+
+        // Through `apply`, a flip happens about half the time (probability 0.5) and always with probability 1.
+        var always = augmenter([.horizontalFlip])
+        always.flipProbability = 1
+        var generator = SeededGenerator(seed: 1)
+        var applied = original
+        always.apply(to: &applied, generator: &generator)
+        XCTAssertEqual(applied.confidence, flipped.confidence)
+        var flips = 0
+        for _ in 0..<400 {
+            var w = original
+            augmenter([.horizontalFlip]).apply(to: &w, generator: &generator)
+            if w.chirality == .right { flips += 1 }
+        }
+        XCTAssertTrue((160...240).contains(flips), "\(flips) flips in 400")
+    }
+
+    func testRotatePreservesDistancesFromTheCentreAndTurnsEveryPointByOneAngle() {
+        let original = bodyWindow()
+        let centre = original.centroid
+        var generator = SeededGenerator(seed: 5)
+        var angles: [Float] = []
+        for _ in 0..<20 {
+            var rotated = original
+            augmenter([.rotate]).apply(to: &rotated, generator: &generator)
+            var angle: Float? = nil
+            for i in original.confidence.indices where original.confidence[i] > 0 {
+                let dx = original.x[i] - centre.x, dy = original.y[i] - centre.y
+                let rx = rotated.x[i] - centre.x, ry = rotated.y[i] - centre.y
+                XCTAssertEqual((dx * dx + dy * dy).squareRoot(), (rx * rx + ry * ry).squareRoot(), accuracy: 1e-5)
+                let a = atan2(dx * ry - dy * rx, dx * rx + dy * ry)
+                if let angle { XCTAssertEqual(a, angle, accuracy: 1e-3) } else { angle = a }
+            }
+            angles.append(angle ?? 0)
+            XCTAssertEqual(rotated.confidence, original.confidence)
+        }
+        XCTAssertTrue(angles.allSatisfy { abs($0) <= 15 * .pi / 180 + 1e-4 }, "within ±15°: \(angles)")
+        XCTAssertGreaterThan(angles.map(abs).max()!, 10 * .pi / 180, "uses the range")
+    }
+
+    func testScaleStretchesEachAxisByOneFactorAboutTheCentre() {
+        let original = bodyWindow()
+        let centre = original.centroid
+        var generator = SeededGenerator(seed: 6)
+        var scaled = original
+        augmenter([.scale]).apply(to: &scaled, generator: &generator)
+        var factorsX: [Float] = [], factorsY: [Float] = []
+        for i in original.confidence.indices where original.confidence[i] > 0 {
+            if abs(original.x[i] - centre.x) > 0.02 { factorsX.append((scaled.x[i] - centre.x) / (original.x[i] - centre.x)) }
+            if abs(original.y[i] - centre.y) > 0.02 { factorsY.append((scaled.y[i] - centre.y) / (original.y[i] - centre.y)) }
+        }
+        for f in factorsX { XCTAssertEqual(f, factorsX[0], accuracy: 1e-3) }
+        for f in factorsY { XCTAssertEqual(f, factorsY[0], accuracy: 1e-3) }
+        XCTAssertTrue((0.85...1.15).contains(factorsX[0]) && (0.85...1.15).contains(factorsY[0]))
+        XCTAssertNotEqual(factorsX[0], factorsY[0], "the axes are scaled independently")
+    }
+
+    func testTranslateShiftsEachFrameByAnOffsetDriftingLinearlyAcrossTheWindow() {
+        let original = bodyWindow(frames: 9)
+        var generator = SeededGenerator(seed: 8)
+        var moved = original
+        augmenter([.translate]).apply(to: &moved, generator: &generator)
+        var shifts: [Float] = []
+        for t in 0..<9 {
+            let dx = moved.x[t * 18] - original.x[t * 18]
+            for j in 0..<18 where original.confidence[t * 18 + j] > 0 {
+                XCTAssertEqual(moved.x[t * 18 + j] - original.x[t * 18 + j], dx, accuracy: 1e-5, "one shift per frame")
+            }
+            shifts.append(dx)
+        }
+        let step = shifts[1] - shifts[0]
+        for t in 1..<9 { XCTAssertEqual(shifts[t] - shifts[t - 1], step, accuracy: 1e-5, "linear drift") }
+        let size = original.spread
+        XCTAssertLessThanOrEqual(abs(shifts[4]), 0.1 * size + 1e-5, "the mid-window shift is at most 10% of the pose's size")
+        XCTAssertNotEqual(shifts[0], 0)
+    }
+
+    func testJitterAddsNoiseOfTheDocumentedSizeToDetectedKeypointsOnly() {
+        let original = bodyWindow(frames: 40)
+        var generator = SeededGenerator(seed: 9)
+        var noisy = original
+        augmenter([.jitter]).apply(to: &noisy, generator: &generator)
+        var squares: Double = 0, count = 0.0
+        for i in original.confidence.indices {
+            if original.confidence[i] > 0 {
+                let d = Double(noisy.x[i] - original.x[i])
+                squares += d * d
+                count += 1
+            } else {
+                XCTAssertEqual(noisy.x[i], 0)
+                XCTAssertEqual(noisy.confidence[i], 0, "undetected joints stay undetected")
+            }
+        }
+        let sd = (squares / count).squareRoot()
+        XCTAssertEqual(sd, 0.02 * Double(original.spread), accuracy: 0.003 * Double(original.spread))
+    }
+
+    func testInterpolateFramesPlaysTheMotionAtOneRandomSpeed() {
+        let sampler = PoseWindowSampler(windowLength: 12, frameRate: 30)
+        let sequence = tracedSequence(frames: 60)
+        var generator = SeededGenerator(seed: 10)
+        var speeds: [Float] = []
+        for _ in 0..<30 {
+            let window = sampler.randomWindow(from: sequence, augmenter: augmenter([.interpolateFrames]), generator: &generator)
+            // x = frame index in the source, so steps between window frames are the speed.
+            let step = window[1, 0]!.x - window[0, 0]!.x
+            for t in 1..<12 { XCTAssertEqual(window[t, 0]!.x - window[t - 1, 0]!.x, step, accuracy: 1e-3) }
+            speeds.append(step)
+        }
+        XCTAssertTrue(speeds.allSatisfy { (0.8 - 1e-4)...(1.25 + 1e-4) ~= $0 }, "\(speeds)")
+        XCTAssertGreaterThan(Set(speeds.map { ($0 * 100).rounded() }).count, 10, "speeds vary")
+    }
+
+    func testDropFramesSkipsWholeFrames() {
+        let sampler = PoseWindowSampler(windowLength: 20, frameRate: 30)
+        let sequence = tracedSequence(frames: 200)
+        var generator = SeededGenerator(seed: 11)
+        var skipped = 0, total = 0
+        for _ in 0..<50 {
+            let window = sampler.randomWindow(from: sequence, augmenter: augmenter([.dropFrames]), generator: &generator)
+            for t in 1..<20 {
+                let step = window[t, 0]!.x - window[t - 1, 0]!.x
+                XCTAssertEqual(step, step.rounded(), accuracy: 1e-4, "only whole frames are skipped")
+                XCTAssertTrue((1...4).contains(Int(step.rounded())), "at most 3 frames in a row")
+                skipped += Int(step.rounded()) - 1
+                total += 1
+            }
+        }
+        let rate = Double(skipped) / Double(total + skipped)
+        XCTAssertTrue((0.06...0.14).contains(rate), "about 10% of frames dropped, got \(rate)")
+    }
+
+    func testAugmentationsAreSeededAndLeaveWindowsAloneWhenOff() {
+        let sampler = PoseWindowSampler(windowLength: 6, frameRate: 30)
+        let sequence = tracedSequence(frames: 30, joints: 18)
+        var a = SeededGenerator(seed: 2), b = SeededGenerator(seed: 2)
+        let all = PoseAugmenter(augmentations: Set(PoseAugmentation.allCases), jointSet: JointSet(names: sequence.jointSet.names)!)
+        XCTAssertEqual(sampler.randomWindow(from: sequence, augmenter: all, generator: &a),
+                       sampler.randomWindow(from: sequence, augmenter: all, generator: &b))
+        var c = SeededGenerator(seed: 2), d = SeededGenerator(seed: 2)
+        let none = PoseAugmenter(augmentations: [], jointSet: sequence.jointSet)
+        XCTAssertEqual(sampler.randomWindow(from: sequence, augmenter: none, generator: &c),
+                       sampler.randomWindow(from: sequence, augmenter: nil, generator: &d))
+    }
+}

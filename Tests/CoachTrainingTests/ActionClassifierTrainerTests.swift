@@ -1,0 +1,148 @@
+import CoachData
+import CoachModels
+import CoachRandom
+import CoachTraining
+import Foundation
+import TestSupport
+import XCTest
+
+/// The training recipe: seeded and byte-reproducible, resumable, early stopping that keeps the
+/// best weights, progress events, and configuration checks.
+final class ActionClassifierTrainerTests: XCTestCase {
+    let dataset = toyActionDataset(clipsPerClass: 12, seed: 3)
+
+    func modelBytes(_ result: ActionClassifierTrainingResult, in directory: URL, name: String) throws -> Data {
+        let url = directory.appendingPathComponent(name)
+        try result.modelFile(name: "toy").write(to: url)
+        return try Data(contentsOf: url)
+    }
+
+    func testTheToyActionsAreLearned() throws {
+        var configuration = toyConfiguration(iterations: 25)
+        configuration.augmentations = [.rotate, .jitter]
+        let result = try ActionClassifierTrainer(configuration: configuration).train(on: dataset)
+        let test = toyActionDataset(clipsPerClass: 10, seed: 99)
+        let evaluation = try ActionClassifierEvaluation.evaluate(result.model, on: test)
+        XCTAssertGreaterThanOrEqual(evaluation.metrics.accuracy, 0.9, "held-out toy clips")
+        XCTAssertEqual(result.model.labels, ["circle", "other", "swipe"])
+        XCTAssertEqual(result.model.backgroundLabel, "other")
+        XCTAssertEqual(result.trainingExampleCount + result.validationExampleCount, 36)
+        XCTAssertEqual(result.validationExampleCount, 9, "⌈20% of 12⌉ per class")
+    }
+
+    func testTheSameSeedGivesAByteIdenticalModelFile() throws {
+        let directory = try temporaryDirectory(self)
+        var configuration = toyConfiguration(iterations: 4)
+        configuration.augmentations = Set(PoseAugmentation.allCases)
+        let first = try modelBytes(try ActionClassifierTrainer(configuration: configuration).train(on: dataset), in: directory, name: "a.h5")
+        let second = try modelBytes(try ActionClassifierTrainer(configuration: configuration).train(on: dataset), in: directory, name: "b.h5")
+        XCTAssertEqual(first, second, "same data, configuration and seed → the same bytes")
+        configuration.seed = 2
+        let other = try modelBytes(try ActionClassifierTrainer(configuration: configuration).train(on: dataset), in: directory, name: "c.h5")
+        XCTAssertNotEqual(first, other, "another seed → another model")
+    }
+
+    func testResumingFromACheckpointGivesTheModelOfAnUninterruptedRun() throws {
+        let directory = try temporaryDirectory(self)
+        var configuration = toyConfiguration(iterations: 6)
+        configuration.augmentations = [.rotate, .interpolateFrames, .dropFrames]
+        configuration.earlyStoppingPatience = 100
+        let trainer = try ActionClassifierTrainer(configuration: configuration)
+        let straight = try trainer.train(on: dataset, checkpoint: directory.appendingPathComponent("straight.checkpoint.h5"))
+        XCTAssertFalse(straight.interrupted)
+        XCTAssertEqual(straight.history.count, 6)
+
+        let checkpoint = directory.appendingPathComponent("resumed.checkpoint.h5")
+        let partial = try trainer.train(on: dataset, checkpoint: checkpoint, shouldContinue: { $0 < 2 })
+        XCTAssertTrue(partial.interrupted)
+        XCTAssertEqual(partial.history.count, 2)
+        XCTAssertEqual(try ModelFile.read(from: checkpoint).metadata.task.rawValue, "action-classifier-checkpoint")
+        let resumed = try trainer.train(on: dataset, checkpoint: checkpoint, resume: true)
+        XCTAssertFalse(resumed.interrupted)
+        XCTAssertEqual(resumed.history, straight.history, "the same losses and accuracies, iteration by iteration")
+        XCTAssertEqual(try modelBytes(resumed, in: directory, name: "resumed.h5"),
+                       try modelBytes(straight, in: directory, name: "straight.h5"))
+    }
+
+    func testResumingRefusesOtherOptionsOtherDataAndMissingCheckpoints() throws {
+        let directory = try temporaryDirectory(self)
+        let checkpoint = directory.appendingPathComponent("run.checkpoint.h5")
+        let configuration = toyConfiguration(iterations: 3)
+        _ = try ActionClassifierTrainer(configuration: configuration).train(on: dataset, checkpoint: checkpoint,
+                                                                            shouldContinue: { _ in false })
+        var changed = configuration
+        changed.learningRate = 0.01
+        XCTAssertThrowsError(try ActionClassifierTrainer(configuration: changed).train(on: dataset, checkpoint: checkpoint, resume: true)) { error in
+            let text = (error as? LocalizedError)?.errorDescription ?? ""
+            XCTAssertTrue(text.contains("different options (learningRate)"), text)
+        }
+        let otherData = toyActionDataset(clipsPerClass: 12, seed: 4)
+        XCTAssertThrowsError(try ActionClassifierTrainer(configuration: configuration).train(on: otherData, checkpoint: checkpoint, resume: true)) { error in
+            XCTAssertEqual(error as? ActionTrainingError, .checkpointMismatch(path: checkpoint.path, reason: "it was made from different data"))
+        }
+        let missing = directory.appendingPathComponent("none.checkpoint.h5")
+        XCTAssertThrowsError(try ActionClassifierTrainer(configuration: configuration).train(on: dataset, checkpoint: missing, resume: true)) { error in
+            XCTAssertEqual(error as? ActionTrainingError, .checkpointMissing(path: missing.path))
+        }
+    }
+
+    func testEarlyStoppingKeepsTheBestIterationsWeights() throws {
+        let directory = try temporaryDirectory(self)
+        var configuration = toyConfiguration(iterations: 40)
+        configuration.earlyStoppingPatience = 3
+        configuration.learningRate = 0.02  // noisy on purpose, so validation peaks early
+        let checkpoint = directory.appendingPathComponent("run.checkpoint.h5")
+        let result = try ActionClassifierTrainer(configuration: configuration).train(on: dataset, checkpoint: checkpoint)
+        let best = try XCTUnwrap(result.bestIteration)
+        XCTAssertTrue(result.stoppedEarly, "stopped after \(result.history.count) iterations")
+        XCTAssertEqual(result.history.count, best + 3, "three iterations without improvement")
+        XCTAssertTrue(result.history[best - 1].isBest)
+        XCTAssertEqual(result.metrics["validation.accuracy"], result.history[best - 1].validationAccuracy)
+        let saved = try ModelFile.read(from: checkpoint)
+        let state = result.model.network.stateDictionary
+        for (name, value) in state {
+            XCTAssertEqual(saved.tensors["best.\(name)"], value, "the model has the best weights (\(name))")
+        }
+        XCTAssertTrue(state.contains { saved.tensors["model.\($0.key)"] != $0.value }, "not the last iteration's")
+    }
+
+    func testProgressEventsCountWindowsAndIterations() throws {
+        final class Collector: @unchecked Sendable { var events: [TrainingEvent] = [] }
+        let collector = Collector()
+        let trainer = try ActionClassifierTrainer(configuration: toyConfiguration(iterations: 3)) { collector.events.append($0) }
+        let result = try trainer.train(on: dataset)
+        var progress: [(Int, Int, Double)] = [], iterations: [IterationSummary] = []
+        for event in collector.events {
+            switch event {
+            case let .progress(phase, completed, total, rate, _):
+                XCTAssertEqual(phase, "training windows")
+                progress.append((completed, total, rate))
+            case let .iteration(summary): iterations.append(summary)
+            default: break
+            }
+        }
+        XCTAssertEqual(iterations, result.history)
+        XCTAssertEqual(iterations.map(\.iteration), [1, 2, 3])
+        XCTAssertEqual(iterations.map(\.totalIterations), [3, 3, 3])
+        XCTAssertEqual(progress.last?.0, 27 * 2 * 3, "27 training clips × 2 windows (24 frames ≈ 1.5 windows) × 3 iterations")
+        XCTAssertEqual(progress.last?.1, 162)
+        XCTAssertTrue(progress.allSatisfy { $0.2 > 0 }, "windows per second")
+        XCTAssertEqual(progress.map(\.0), progress.map(\.0).sorted())
+    }
+
+    func testInvalidConfigurationsListEveryProblem() {
+        var configuration = ActionClassifierTrainingConfiguration()
+        configuration.windowLength = 0
+        configuration.batchSize = 0
+        configuration.validationFraction = 1.5
+        configuration.channels = [8]
+        XCTAssertThrowsError(try ActionClassifierTrainer(configuration: configuration)) { error in
+            guard case .invalidConfiguration(let problems)? = error as? ActionTrainingError else { return XCTFail("\(error)") }
+            XCTAssertEqual(problems.count, 4, "\(problems)")
+        }
+        let oneClass = toyActionDataset(clipsPerClass: 4, seed: 1, classes: ["circle"])
+        XCTAssertThrowsError(try ActionClassifierTrainer(configuration: toyConfiguration()).train(on: oneClass)) { error in
+            XCTAssertEqual(error as? ActionTrainingError, .tooFewClasses(found: ["circle"]))
+        }
+    }
+}

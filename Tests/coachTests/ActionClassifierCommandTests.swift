@@ -1,0 +1,164 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `coach train action-classifier`, `coach evaluate` and `coach predict` on small pose datasets
+/// written as FORMATS §3 files, run through the built executable.
+final class ActionClassifierCommandTests: XCTestCase {
+    /// One clip CSV of three custom joints: the hand circles, swipes, or stays ("other").
+    static func clipCSV(label: String, index: Int, frames: Int) -> String {
+        var lines = ["time,hand_x,hand_y,elbow_x,elbow_y,shoulder_x,shoulder_y"]
+        let size = 0.1 + 0.02 * Double(index % 5), cx = 0.4 + 0.03 * Double(index % 4), phase = Double(index) * 0.7
+        for t in 0..<frames {
+            let angle = phase + Double(t) * 0.35
+            var hand = (cx, 0.5)
+            switch label {
+            case "circle": hand = (cx + size * cos(angle), 0.5 + size * sin(angle))
+            case "swipe": hand = (cx + size * sin(angle), 0.5 + 0.1 * size)
+            default: hand = (cx + 0.004 * sin(Double(t * (index + 3))), 0.5 + 0.004 * cos(Double(t * 7)))
+            }
+            let values = [Double(t) / 30, hand.0, hand.1, cx, 0.5 + size, cx + size, 0.5 + 2 * size]
+            lines.append(values.map { String(format: "%.5f", $0) }.joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A folder per class with `clips` clips each (the first clip of each class is short).
+    static func writeDataset(in directory: URL, clips: Int = 10, frames: Int = 24) throws -> URL {
+        let root = directory.appendingPathComponent("gestures")
+        for label in ["circle", "swipe", "other"] {
+            let folder = root.appendingPathComponent(label)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for index in 0..<clips {
+                let text = clipCSV(label: label, index: index, frames: index == 0 ? 10 : frames)
+                try Data(text.utf8).write(to: folder.appendingPathComponent("clip-\(index).csv"))
+            }
+        }
+        return root
+    }
+
+    func train(_ data: URL, output: URL, extra: [String] = []) throws -> CoachExecutable.Result {
+        try CoachExecutable.run(["train", "action-classifier", "--data", data.path, "--output", output.path,
+                                 "--prediction-window", "16", "--max-iterations", "12", "--batch-size", "8",
+                                 "--seed", "3"] + extra)
+    }
+
+    func testTrainEvaluateAndPredict() throws {
+        let directory = try temporaryDirectory(self)
+        let data = try Self.writeDataset(in: directory)
+        let model = directory.appendingPathComponent("gestures.h5")
+        let trained = try train(data, output: model, extra: ["--augment", "rotate,jitter"])
+        XCTAssertEqual(trained.exitCode, 0, trained.standardError)
+        let report = trained.standardError
+        for fragment in ["dataset: 30 clips, 30 labeled segments", "joints: custom (3: hand, elbow, shoulder)",
+                         "window: 16 frames at 30 fps (0.53 s)", "background class: 'other'",
+                         "padded: 3 of 30 segments are shorter than the window", "(background)",
+                         "iteration 12/12", "training windows"] {
+            XCTAssertTrue(report.contains(fragment), "'\(fragment)' missing from:\n\(report)")
+        }
+        XCTAssertTrue(report.contains("warning: 3 of 30 examples are shorter than the 16-frame window"), report)
+        XCTAssertTrue(trained.standardOutput.hasPrefix("wrote \(model.path): 3 classes"), trained.standardOutput)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: model.path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("gestures.checkpoint.h5").path),
+                       "the checkpoint is removed once the model is written")
+
+        let evaluated = try CoachExecutable.run(["evaluate", model.path, "--data", data.path])
+        XCTAssertEqual(evaluated.exitCode, 0, evaluated.standardError)
+        for fragment in ["accuracy:", "(30 examples)", "precision  recall", "confusion matrix", "windows:", "padded: 3 of 30"] {
+            XCTAssertTrue(evaluated.standardOutput.contains(fragment), "'\(fragment)' missing from:\n\(evaluated.standardOutput)")
+        }
+        let json = try CoachExecutable.run(["evaluate", model.path, "--data", data.path, "--json"])
+        XCTAssertEqual(json.exitCode, 0, json.standardError)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        XCTAssertEqual(object["task"] as? String, "action-classifier")
+        XCTAssertEqual(object["classes"] as? [String], ["circle", "other", "swipe"])
+        XCTAssertEqual((object["confusionMatrix"] as? [[Int]])?.flatMap { $0 }.reduce(0, +), 30)
+        XCTAssertEqual((object["perClass"] as? [[String: Any]])?.count, 3)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(object["accuracy"] as? Double), 0.8, "the gestures are easy")
+        XCTAssertNotNil(object["windowAccuracy"] as? Double)
+        XCTAssertEqual(object["paddedExampleCount"] as? Int, 3)
+
+        let clip = data.appendingPathComponent("circle/clip-3.csv")
+        let predicted = try CoachExecutable.run(["predict", model.path, clip.path])
+        XCTAssertEqual(predicted.exitCode, 0, predicted.standardError)
+        XCTAssertTrue(predicted.standardOutput.contains("\(clip.path): 3 windows of 16 frames at 30 fps"), predicted.standardOutput)
+        XCTAssertTrue(predicted.standardOutput.contains("0.00–0.53"), predicted.standardOutput)
+        let predictedJSON = try CoachExecutable.run(["predict", model.path, clip.path, "--json"])
+        let clips = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(predictedJSON.standardOutput.utf8)) as? [[String: Any]])
+        let windows = try XCTUnwrap(clips.first?["windows"] as? [[String: Any]])
+        let starts = windows.map { $0["start"] as? Double ?? -1 }
+        XCTAssertEqual(starts.count, 3)
+        for (start, expected) in zip(starts, [0, 4.0 / 30, 8.0 / 30]) {
+            XCTAssertEqual(start, expected, accuracy: 1e-9, "windows every quarter window, the last ending at the last frame")
+        }
+        XCTAssertEqual((windows.first?["probabilities"] as? [String: Double])?.count, 3)
+    }
+
+    func testTheSameSeedGivesTheSameModelFile() throws {
+        let directory = try temporaryDirectory(self)
+        let data = try Self.writeDataset(in: directory, clips: 5)
+        // The model's name comes from the file's, so both runs write `model.h5`, in two folders.
+        let a = directory.appendingPathComponent("a/model.h5"), b = directory.appendingPathComponent("b/model.h5")
+        try FileManager.default.createDirectory(at: a.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: b.deletingLastPathComponent(), withIntermediateDirectories: true)
+        XCTAssertEqual(try train(data, output: a, extra: ["--quiet"]).exitCode, 0)
+        XCTAssertEqual(try train(data, output: b, extra: ["--quiet"]).exitCode, 0)
+        XCTAssertEqual(try Data(contentsOf: a), try Data(contentsOf: b))
+    }
+
+    func testBadInputsGiveClearErrors() throws {
+        let directory = try temporaryDirectory(self)
+        let data = try Self.writeDataset(in: directory, clips: 3)
+        let output = directory.appendingPathComponent("m.h5")
+        // A non-numeric cell and a NaN in two clips: both reported with file and line.
+        let bad = data.appendingPathComponent("swipe/clip-1.csv")
+        var lines = try String(contentsOf: bad, encoding: .utf8).components(separatedBy: "\n")
+        lines[3] = lines[3].replacingOccurrences(of: "0.", with: "x.", options: [], range: lines[3].range(of: "0."))
+        try Data(lines.joined(separator: "\n").utf8).write(to: bad)
+        let nan = data.appendingPathComponent("circle/clip-2.csv")
+        var nanLines = try String(contentsOf: nan, encoding: .utf8).components(separatedBy: "\n")
+        nanLines[5] = nanLines[5].components(separatedBy: ",").enumerated().map { $0.offset == 2 ? "NaN" : $0.element }.joined(separator: ",")
+        try Data(nanLines.joined(separator: "\n").utf8).write(to: nan)
+        let result = try train(data, output: output)
+        XCTAssertEqual(result.exitCode, 1)
+        XCTAssertTrue(result.standardError.contains("\(bad.path):4"), result.standardError)
+        XCTAssertTrue(result.standardError.contains("\(nan.path):6"), result.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+
+        // An annotation whose segment runs past its clip.
+        let clean = try Self.writeDataset(in: directory.appendingPathComponent("clean"), clips: 3)
+        let annotations = directory.appendingPathComponent("annotations.csv")
+        try Data("file,label,start,end\n\(clean.path)/circle/clip-1.csv,circle,0,0.5\n\(clean.path)/swipe/clip-1.csv,swipe,0.2,9\n".utf8)
+            .write(to: annotations)
+        let segment = try CoachExecutable.run(["train", "action-classifier", "--annotations", annotations.path, "--output", output.path])
+        XCTAssertEqual(segment.exitCode, 1)
+        XCTAssertTrue(segment.standardError.contains("\(annotations.path):3"), segment.standardError)
+        XCTAssertTrue(segment.standardError.contains("beyond the end of clip"), segment.standardError)
+
+        let unknown = try train(clean, output: output, extra: ["--augment", "flip,spin"])
+        XCTAssertEqual(unknown.exitCode, 64)
+        XCTAssertTrue(unknown.standardError.contains("unknown augmentation 'spin'"), unknown.standardError)
+        let both = try CoachExecutable.run(["train", "action-classifier", "--data", clean.path, "--annotations", annotations.path,
+                                            "--output", output.path])
+        XCTAssertEqual(both.exitCode, 64)
+        let resume = try train(clean, output: output, extra: ["--resume"])
+        XCTAssertEqual(resume.exitCode, 1)
+        XCTAssertTrue(resume.standardError.contains("no checkpoint at '\(directory.appendingPathComponent("m.checkpoint.h5").path)'"),
+                      resume.standardError)
+        let missing = try CoachExecutable.run(["evaluate", directory.appendingPathComponent("none.h5").path, "--data", clean.path])
+        XCTAssertEqual(missing.exitCode, 1)
+        XCTAssertTrue(missing.standardError.contains("none.h5"), missing.standardError)
+    }
+
+    func testHelpTeachesWithExamples() throws {
+        let help = try CoachExecutable.run(["train", "action-classifier", "--help"])
+        XCTAssertEqual(help.exitCode, 0)
+        let lines = help.standardOutput.components(separatedBy: "\n")
+        XCTAssertTrue(lines.allSatisfy { $0.count <= 80 }, "no line is wrapped: \(lines.filter { $0.count > 80 })")
+        for fragment in ["--prediction-window", "--augment", "--resume", "Examples:",
+                         "coach train action-classifier --annotations throws/annotations.csv \\",
+                         "flip         mirror left-right"] {
+            XCTAssertTrue(help.standardOutput.contains(fragment), "'\(fragment)' missing from:\n\(help.standardOutput)")
+        }
+    }
+}
