@@ -59,7 +59,7 @@ struct TrainObjectDetectorCommand: ParsableCommand {
     @Option(help: "Anchors for --box-coding anchors.")
     var anchors: Int = 5
 
-    @Option(help: "Output levels' strides, comma-separated: 16 (grid size/16) and/or 32 (grid size/32, Create ML's 13×13 at 416); anchors of at least 64×64 pixels go to 32.")
+    @Option(help: "Output levels' strides, comma-separated: 16 (grid size/16) and/or 32 (grid size/32, Create ML's 13×13 at 416); anchors of at least 64×64 pixels go to 32, anchor-free boxes use the finest.")
     var strides: String = "16,32"
 
     @Option(help: "Channels in the detection head.")

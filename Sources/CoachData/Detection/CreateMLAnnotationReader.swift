@@ -98,7 +98,7 @@ enum CreateMLAnnotationReader {
                 case nil:
                     log.add(file, jsonPath: "\(path).coordinates", "required key \"\(key)\" is missing")
                 case let value? where JSONKind.isNumber(value):
-                    let number = (value as! NSNumber).doubleValue
+                    let number = (value as? NSNumber)?.doubleValue ?? .nan
                     if number.isFinite { numbers[key] = number } else {
                         log.add(file, jsonPath: "\(path).coordinates.\(key)", "expected a finite number of pixels")
                     }
@@ -139,7 +139,7 @@ enum JSONKind {
     /// "a string (\"3\")", "true", "an array", …
     static func describe(_ value: Any) -> String {
         if value is NSNull { return "null" }
-        if isBoolean(value) { return (value as! NSNumber).boolValue ? "true" : "false" }
+        if isBoolean(value) { return (value as? NSNumber)?.boolValue == true ? "true" : "false" }
         if let number = value as? NSNumber { return "the number \(pixelText(number.doubleValue))" }
         if let text = value as? String { return "a string (\"\(text.prefix(40))\")" }
         if value is [Any] { return "an array" }
