@@ -103,6 +103,11 @@ demo: build
 	@$(COACH) train hand-action-classifier --data $(GENERATED)/hand-actions/train --output models/hand-actions.h5 \
 	    --chirality mirror --seed 1 --quiet
 	@$(COACH) evaluate models/hand-actions.h5 --data $(GENERATED)/hand-actions/test
+	@echo "==> object detector: training a board detector on $(GENERATED)/boards/train (Create ML annotations)"
+	@$(COACH) train object-detector --annotations $(GENERATED)/boards/train/annotations.json --output models/boards.h5 --seed 1
+	@echo "==> object detector: evaluating on $(GENERATED)/boards/test"
+	@$(COACH) evaluate models/boards.h5 --annotations $(GENERATED)/boards/test/annotations.json
+	@$(COACH) predict models/boards.h5 $(GENERATED)/boards/test/0001.jpg --draw $(GENERATED)/boards/test-0001-boxes.png
 
 bench: build
 	@$(PYTHON) -m venv $(CACHE)/venv >/dev/null

@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "CoachDataTests", dependencies: ["CoachData", "TestSupport"]),
         .testTarget(name: "CoachModelsTests", dependencies: ["CoachModels", "TestSupport"]),
         .testTarget(name: "CoachTrainingTests", dependencies: ["CoachTraining", "TestSupport"]),
-        .testTarget(name: "CoachRuntimeTests", dependencies: ["CoachRuntime", "TestSupport"]),
+        .testTarget(name: "CoachRuntimeTests", dependencies: ["CoachRuntime", "TestSupport", "CoachTraining"]),
         .testTarget(name: "coachTests", dependencies: ["TestSupport", "CoachModels"]),
     ],
     swiftLanguageModes: [.v5]

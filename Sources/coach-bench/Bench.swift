@@ -14,8 +14,8 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-compare (slow: re-measures the action-classifier variants), hand-compare (slow: the hand-pose classifier variants), hand-action-compare (chirality handling of hand actions).")
-    var only: String = "tensor,backbone,imageclassifier,action"
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, detector; slow re-measurements of alternatives: action-compare, hand-compare, hand-action-compare, detector-experiments; detector-quick.")
+    var only: String = "tensor,backbone,imageclassifier,action,detector"
 
     @Option(help: "The imported backbone model file.")
     var backbone: String = "models/efficientnet-lite0.h5"
@@ -34,6 +34,18 @@ struct Bench: ParsableCommand {
 
     @Option(help: "Seeds for the comparisons (comma-separated).")
     var seeds: String = "0,1,2"
+
+    @Option(help: "Head configurations for the detector-experiments group (see DetectorExperiments).")
+    var detectorConfigs: String = "coding=anchors,strides=16+32;coding=anchors,strides=16;coding=anchors,strides=32;coding=anchor-free,strides=16"
+
+    @Option(help: "Views per image for the detector-experiments group.")
+    var detectorViews: Int = 8
+
+    @Option(help: "Split seed for the detector-experiments group.")
+    var detectorSeed: UInt64 = 0
+
+    @Option(help: "Annotations for the detector-experiments group: one file (seeded 80/20 split) or TRAIN,TEST (default: the cornhole photos).")
+    var detectorAnnotations: String?
 
     @Option(help: "Seconds per measurement.")
     var seconds: Double = 5
@@ -72,6 +84,14 @@ struct Bench: ParsableCommand {
         }
         if groups.contains("hand-action-compare") {
             try HandPoseComparison.runActions(seeds: seeds.split(separator: ",").compactMap { UInt64($0) })
+        }
+        if groups.contains("detector-experiments") {
+            try DetectorExperiments.run(backbonePath: backbone, sharedPath: shared, configs: detectorConfigs, views: detectorViews,
+                                        inputSize: 416, seed: detectorSeed, annotations: detectorAnnotations)
+        }
+        if groups.contains("detector") || groups.contains("detector-quick") {
+            try DetectorBenchmarks.run(backbonePath: backbone, sharedPath: shared, threads: threadCounts.max() ?? 1,
+                                       full: groups.contains("detector"))
         }
     }
 }

@@ -131,6 +131,7 @@ enum TaskCommands {
         .actionClassifier: ActionClassifierCommands.self,
         .imageClassifier: ImageClassifierTaskCommands.self,
         .handPoseClassifier: HandPoseClassifierCommands.self,
+        .objectDetector: ObjectDetectorCommands.self,
     ]
 
     static func handler(for task: ModelTask) -> TaskCommandHandler.Type? { handlers[task] }

@@ -19,6 +19,10 @@ struct GenerateSamplesCommand: ParsableCommand {
                        chirality, a folder per class (train/<label>/, test/<label>/)
           sports-gear  rendered photos of a ball, cone, bean bag or disc on varied grounds,
                        as labeled image folders (train/<label>/, test/<label>/ JPEGs)
+          boards       rendered photos of a cornhole board with its hole and red/blue bags
+                       in varied perspective, scale and light on varied grounds, with
+                       Create ML annotation JSON (train/ and test/, labels board, hole,
+                       red_bag, blue_bag)
 
         Examples:
           coach generate-samples --output datasets/generated
@@ -31,6 +35,7 @@ struct GenerateSamplesCommand: ParsableCommand {
         case handPoses = "hand-poses"
         case handActions = "hand-actions"
         case sportsGear = "sports-gear"
+        case boards
     }
 
     @Option(help: "The folder to write the datasets into (one subfolder each).")
@@ -69,6 +74,11 @@ struct GenerateSamplesCommand: ParsableCommand {
                     let total = summary.counts.values.flatMap(\.values).reduce(0, +)
                     Console.print("sports-gear: \(total) images in \(summary.root.path)/train and /test "
                                   + "(\(SportsGear.allCases.map(\.rawValue).joined(separator: ", ")))")
+                case .boards:
+                    let (train, test) = try BoardDatasetGenerator().generateSplits(
+                        into: root.appendingPathComponent("boards"), trainingImages: 160, testImages: 40, seed: seed &+ 3)
+                    Console.print("boards: \(train.imageFiles.count) training photos → \(train.annotationFile.path), "
+                                  + "\(test.imageFiles.count) test photos → \(test.annotationFile.path)")
                 }
             }
         }

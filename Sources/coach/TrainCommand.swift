@@ -10,6 +10,6 @@ struct TrainCommand: ParsableCommand {
         per-iteration loss and accuracy, then writes an HDF5 model file atomically.
         Every random choice flows from --seed: the same seed and data give the same model.
         """,
-        subcommands: [TrainImageClassifierCommand.self, TrainActionClassifierCommand.self,
-                     TrainHandPoseClassifierCommand.self, TrainHandActionClassifierCommand.self])
+        subcommands: [TrainImageClassifierCommand.self, TrainObjectDetectorCommand.self, TrainActionClassifierCommand.self,
+                      TrainHandPoseClassifierCommand.self, TrainHandActionClassifierCommand.self])
 }

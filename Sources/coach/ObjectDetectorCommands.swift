@@ -1,0 +1,98 @@
+import ArgumentParser
+import CoachData
+import CoachModels
+import CoachRuntime
+import CoachTraining
+import Foundation
+
+/// `coach evaluate` and `coach predict` for object-detector models.
+enum ObjectDetectorCommands: TaskCommandHandler {
+    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
+        guard let annotations = data.annotations else {
+            throw ValidationError("an object detector is evaluated on --annotations FILE.json (Create ML), a YOLO names file or a Pascal VOC folder")
+        }
+        let detector = try ObjectDetector(contentsOf: URL(fileURLWithPath: modelPath))
+        let dataset = try DetectionDataset.load(from: URL(fileURLWithPath: annotations))
+        if !json {
+            for line in DetectionDatasetSummary(dataset).lines { Console.note(line) }
+        }
+        for warning in dataset.warnings.prefix(20) { Console.warning(warning.description) }
+        let metrics = try ObjectDetectorEvaluation.evaluate(model: detector.model, backbone: detector.backbone.network,
+                                                             dataset: dataset, observer: Console.observer(quiet: json))
+        if json { try Console.printJSON(metrics) } else { Console.print(DetectionMetricsTable.render(metrics)) }
+    }
+
+    /// One image's predictions as `--json` prints them.
+    struct ImagePrediction: Encodable {
+        struct Object: Encodable {
+            struct Box: Encodable {
+                var x: Double, y: Double, width: Double, height: Double
+            }
+            var label: String
+            var confidence: Double
+            /// Normalised, origin top-left.
+            var boundingBox: Box
+            /// Pixels of the image, origin top-left.
+            var pixelBox: Box
+            var labels: [[String: Double]]
+        }
+        var image: String
+        var width: Int
+        var height: Int
+        var objects: [Object]
+    }
+
+    static func predict(modelPath: String, options: PredictCommand) throws {
+        if options.draw != nil && options.inputs.count != 1 {
+            throw ValidationError("--draw writes one picture: give exactly one input image with it")
+        }
+        let detector = try ObjectDetector(contentsOf: URL(fileURLWithPath: modelPath))
+        let threshold = options.confidenceThreshold ?? ObjectDetector.defaultConfidenceThreshold
+        var results: [ImagePrediction] = []
+        for path in options.inputs {
+            let image = try RGBImage(contentsOf: URL(fileURLWithPath: path))
+            let objects = try detector.detect(in: image, confidenceThreshold: threshold, iouThreshold: options.iouThreshold)
+            let entries = objects.map { object -> ImagePrediction.Object in
+                let b = object.boundingBox
+                let p = b.pixelRect(imageWidth: image.width, imageHeight: image.height)
+                return ImagePrediction.Object(
+                    label: object.label, confidence: object.confidence,
+                    boundingBox: .init(x: b.x, y: b.y, width: b.width, height: b.height),
+                    pixelBox: .init(x: p.x, y: p.y, width: p.width, height: p.height),
+                    labels: object.labels.map { [$0.label: $0.confidence] })
+            }
+            results.append(ImagePrediction(image: path, width: image.width, height: image.height, objects: entries))
+            if !options.json {
+                Console.print("\(path): \(objects.count) object\(objects.count == 1 ? "" : "s") (confidence ≥ \(threshold))")
+                for object in entries {
+                    let p = object.pixelBox
+                    Console.print(String(format: "  %@  %.3f  x %.0f  y %.0f  w %.0f  h %.0f (pixels, origin top-left)",
+                                         object.label, object.confidence, p.x, p.y, p.width, p.height))
+                }
+            }
+            if let draw = options.draw {
+                var canvas = image
+                for (index, object) in objects.enumerated().reversed() {
+                    let p = object.boundingBox.pixelRect(imageWidth: image.width, imageHeight: image.height)
+                    let color = BoxPalette.color(for: detector.classLabels.firstIndex(of: object.label) ?? index)
+                    canvas.drawBox(BoundingBox(minX: p.x, minY: p.y, maxX: p.x + p.width, maxY: p.y + p.height),
+                                   label: String(format: "%@ %.2f", object.label, object.confidence), color: color)
+                }
+                try canvas.writePNG(to: URL(fileURLWithPath: draw))
+                if !options.json { Console.note("drew \(objects.count) box\(objects.count == 1 ? "" : "es") on \(draw)") }
+            }
+        }
+        if options.json { try Console.printJSON(results) }
+    }
+}
+
+/// Distinct, legible box colours by class index.
+enum BoxPalette {
+    /// Green, yellow, cyan, magenta, orange, lime, purple, pink: none is a team colour (red, blue).
+    static let colors: [RGBColor] = [
+        RGBColor(red: 60, green: 200, blue: 75), RGBColor(red: 255, green: 225, blue: 25), RGBColor(red: 70, green: 240, blue: 240),
+        RGBColor(red: 240, green: 50, blue: 230), RGBColor(red: 245, green: 130, blue: 48), RGBColor(red: 190, green: 245, blue: 60),
+        RGBColor(red: 145, green: 30, blue: 180), RGBColor(red: 250, green: 190, blue: 212),
+    ]
+    static func color(for index: Int) -> RGBColor { colors[((index % colors.count) + colors.count) % colors.count] }
+}

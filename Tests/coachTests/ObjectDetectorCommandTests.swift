@@ -1,0 +1,91 @@
+import CoachData
+import CoachModels
+import Foundation
+import TestSupport
+import XCTest
+
+/// `coach train object-detector`, `evaluate` and `predict` (with `--draw`) on small
+/// generated board photos, and bad data reported in full.
+final class ObjectDetectorCommandTests: XCTestCase {
+    func boards(in folder: URL, images: Int, seed: UInt64) throws -> URL {
+        var configuration = BoardSceneConfiguration()
+        configuration.imageSizes = [(200, 160), (160, 200)]
+        configuration.distanceRange = 1.8...3
+        return try BoardDatasetGenerator(configuration: configuration).generate(into: folder, images: images, seed: seed).annotationFile
+    }
+
+    func testTrainEvaluatePredictAndDraw() throws {
+        _ = try BackboneFixture.load()
+        let directory = try temporaryDirectory(self)
+        let train = try boards(in: directory.appendingPathComponent("train"), images: 16, seed: 1)
+        let test = try boards(in: directory.appendingPathComponent("test"), images: 6, seed: 2)
+        let model = directory.appendingPathComponent("board.h5").path
+        let environment = ["COACH_BACKBONE": BackboneFixture.url.path]
+        let trained = try CoachExecutable.run(["train", "object-detector", "--annotations", train.path, "--output", model,
+                                               "--validation-annotations", test.path, "--input-size", "128", "--max-iterations", "40",
+                                               "--batch-size", "4", "--views-per-image", "2", "--seed", "3"], environment: environment)
+        XCTAssertEqual(trained.exitCode, 0, trained.standardError)
+        for fragment in ["Training data", "16 images", "boxes  images  median size", "board", "anchors (k-means, input pixels)",
+                         "caching backbone maps", "training: 160/160", "iteration 40/40 · loss", "validation loss"] {
+            XCTAssertTrue(trained.standardError.contains(fragment), "'\(fragment)' missing from:\n\(trained.standardError)")
+        }
+        XCTAssertTrue(trained.standardOutput.contains("wrote \(model)"), trained.standardOutput)
+        XCTAssertTrue(trained.standardOutput.contains("mAP@0.5"), trained.standardOutput)
+
+        let evaluated = try CoachExecutable.run(["evaluate", model, "--annotations", test.path, "--json"], environment: environment)
+        XCTAssertEqual(evaluated.exitCode, 0, evaluated.standardError)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(evaluated.standardOutput.utf8)) as? [String: Any])
+        for key in ["task", "classes", "meanAveragePrecision50", "meanAveragePrecision", "perClass", "confusionMatrix"] {
+            XCTAssertNotNil(json[key], "missing \(key) in \(evaluated.standardOutput)")
+        }
+        XCTAssertEqual(json["task"] as? String, "object-detector")
+        XCTAssertEqual(json["classes"] as? [String], ["blue_bag", "board", "hole", "red_bag"])
+        XCTAssertEqual((json["confusionMatrix"] as? [[Int]])?.count, 5, "four classes and background")
+        let perClass = try XCTUnwrap(json["perClass"] as? [[String: Any]])
+        XCTAssertTrue(Set(perClass[0].keys).isSuperset(of: ["label", "ap50", "ap", "precision", "recall"]))
+
+        let text = try CoachExecutable.run(["evaluate", model, "--annotations", test.path], environment: environment)
+        XCTAssertTrue(text.standardOutput.contains("mAP@0.5 (I/O 50)"), text.standardOutput)
+        XCTAssertTrue(text.standardOutput.contains("background"), text.standardOutput)
+
+        let image = test.deletingLastPathComponent().appendingPathComponent("0001.jpg").path
+        let drawing = directory.appendingPathComponent("boxes.png").path
+        let predicted = try CoachExecutable.run(["predict", model, image, "--json", "--confidence-threshold", "0.05", "--draw", drawing],
+                                                environment: environment)
+        XCTAssertEqual(predicted.exitCode, 0, predicted.standardError)
+        let reports = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(predicted.standardOutput.utf8)) as? [[String: Any]])
+        let objects = try XCTUnwrap(reports.first?["objects"] as? [[String: Any]])
+        XCTAssertFalse(objects.isEmpty)
+        let confidences = objects.compactMap { $0["confidence"] as? Double }
+        XCTAssertEqual(confidences, confidences.sorted(by: >), "objects are sorted by confidence")
+        let box = try XCTUnwrap(objects.first?["boundingBox"] as? [String: Double])
+        XCTAssertEqual(Set(box.keys), ["x", "y", "width", "height"])
+        let original = try RGBImage(contentsOf: URL(fileURLWithPath: image))
+        let drawn = try RGBImage(contentsOf: URL(fileURLWithPath: drawing))
+        XCTAssertEqual([drawn.width, drawn.height], [original.width, original.height])
+        XCTAssertNotEqual(drawn.pixels, original.pixels, "boxes were drawn")
+
+        let twoInputs = try CoachExecutable.run(["predict", model, image, image, "--draw", drawing], environment: environment)
+        XCTAssertNotEqual(twoInputs.exitCode, 0)
+        XCTAssertTrue(twoInputs.standardError.contains("--draw"), twoInputs.standardError)
+    }
+
+    func testBadAnnotationsListEveryProblem() throws {
+        let directory = try temporaryDirectory(self)
+        try ImageEncoder.pngData(RGBImage(width: 40, height: 30, color: .white)).write(to: directory.appendingPathComponent("a.png"))
+        let json = directory.appendingPathComponent("bad.json")
+        try Data("""
+        [{"image": "a.png", "annotations": [{"label": "board", "coordinates": {"x": 20, "y": 15, "width": -3, "height": 4}},
+                                           {"label": "board", "coordinates": {"x": 60, "y": 15, "width": 10, "height": 4}}]},
+         {"image": "gone.png", "annotations": []}]
+        """.utf8).write(to: json)
+        let result = try CoachExecutable.run(["train", "object-detector", "--annotations", json.path, "--output",
+                                              directory.appendingPathComponent("m.h5").path])
+        XCTAssertEqual(result.exitCode, 1, result.standardError)
+        for fragment in ["3 problems", "$[0].annotations[0].coordinates", "must be positive", "$[0].annotations[1]",
+                         "outside the 40×30 image", "$[1]", "gone.png"] {
+            XCTAssertTrue(result.standardError.contains(fragment), "'\(fragment)' missing from:\n\(result.standardError)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("m.h5").path))
+    }
+}
