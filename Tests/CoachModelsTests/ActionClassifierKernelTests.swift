@@ -24,37 +24,39 @@ final class ActionClassifierKernelTests: XCTestCase {
             let expected = reference(tape.constant(x)).value
             let actual = Variable.batchNormalized(tape.constant(x), scale: tape.constant(gamma), offset: tape.constant(beta),
                                                   runningMean: mean, runningVariance: variance, momentum: 0.1,
-                                                  epsilon: 1e-3, relu: false).value
+                                                  epsilon: 1e-3).value
             assertClose(actual.scalars, expected.scalars, absolute: 1e-5, "\(mode)")
             assertClose(mean.value.scalars, reference.runningMean.value.scalars, absolute: 1e-6, "running mean")
             assertClose(variance.value.scalars, reference.runningVariance.value.scalars, absolute: 1e-6, "running variance")
         }
-        for relu in [false, true] {
+        for activation in [NormalizationActivation.none, .relu, .swish] {
             for mode in [ExecutionMode.training, .inference] {
                 // A small step with ReLU, so few outputs cross its kink.
-                checkGradients([x, gamma, beta], epsilon: relu ? 2e-3 : 1e-2, tolerance: 2e-2, mode: mode) { v in
+                checkGradients([x, gamma, beta], epsilon: activation == .relu ? 2e-3 : 1e-2, tolerance: 2e-2, mode: mode) { v in
                     Variable.batchNormalized(v[0], scale: v[1], offset: v[2], runningMean: Parameter(Tensor.zeros([5]), kind: .buffer),
                                              runningVariance: Parameter(Tensor(shape: [5], scalars: [1, 2, 0.5, 1, 3]), kind: .buffer),
-                                             momentum: 0.1, epsilon: 1e-3, relu: relu)
+                                             momentum: 0.1, epsilon: 1e-3, activation: activation)
                 }
             }
         }
-        // With ReLU the output is the ReLU of the plain output.
+        // With ReLU (swish) the output is the ReLU (swish) of the plain output.
         let tape = Tape(mode: .training, recordsGradients: false)
-        func run(_ relu: Bool) -> Tensor {
+        func run(_ activation: NormalizationActivation) -> Tensor {
             Variable.batchNormalized(tape.constant(x), scale: tape.constant(gamma), offset: tape.constant(beta),
                                      runningMean: Parameter(Tensor.zeros([5]), kind: .buffer),
                                      runningVariance: Parameter(Tensor.ones([5]), kind: .buffer),
-                                     momentum: 0.1, epsilon: 1e-3, relu: relu).value
+                                     momentum: 0.1, epsilon: 1e-3, activation: activation).value
         }
-        XCTAssertEqual(run(true).scalars, run(false).scalars.map { max($0, 0) })
+        XCTAssertEqual(run(.relu).scalars, run(.none).scalars.map { max($0, 0) })
+        assertClose(run(.swish).scalars, run(.none).scalars.map { $0 / (1 + Foundation.exp(-$0)) }, absolute: 1e-6)
     }
 
     /// The vectorised paths (channels a multiple of 8) against batch norm written with primitive ops.
     func testBatchNormalizationGradientsMatchCoachNNForWideChannels() {
         // The last two are large enough to run in parallel row chunks.
-        for (shape, relu) in [([4, 6, 3, 16], false), ([4, 6, 3, 16], true), ([4, 6, 3, 24], true), ([4, 6, 3, 7], true),
-                              ([8, 45, 18, 16], true), ([6, 40, 10, 32], false)] {
+        for (shape, activation) in [([4, 6, 3, 16], NormalizationActivation.none), ([4, 6, 3, 16], .relu), ([4, 6, 3, 24], .relu),
+                                    ([4, 6, 3, 7], .relu), ([4, 6, 3, 8], .swish), ([8, 45, 18, 16], .relu),
+                                    ([6, 40, 10, 32], .none), ([6, 40, 10, 32], .swish)] {
             let channels = shape[3]
             let x = random(shape, seed: UInt64(channels)), upstream = random(shape, seed: 77)
             let gamma = random([channels], seed: 5), beta = random([channels], seed: 6)
@@ -64,7 +66,8 @@ final class ActionClassifierKernelTests: XCTestCase {
             let referenceTape = Tape(mode: .training)
             let referenceInput = referenceTape.variable(x)
             var referenceOutput = reference(referenceInput)
-            if relu { referenceOutput = referenceOutput.relu() }
+            if activation == .relu { referenceOutput = referenceOutput.relu() }
+            if activation == .swish { referenceOutput = referenceOutput.swish() }
             let referenceGradients = referenceTape.gradients(of: (referenceOutput * upstream).sum())
 
             let tape = Tape(mode: .training)
@@ -72,7 +75,7 @@ final class ActionClassifierKernelTests: XCTestCase {
             let output = Variable.batchNormalized(input, scale: scale, offset: offset,
                                                   runningMean: Parameter(Tensor.zeros([channels]), kind: .buffer),
                                                   runningVariance: Parameter(Tensor.ones([channels]), kind: .buffer),
-                                                  momentum: 0.1, epsilon: 1e-3, relu: relu)
+                                                  momentum: 0.1, epsilon: 1e-3, activation: activation)
             let gradients = tape.gradients(of: (output * upstream).sum())
             assertClose(output.value.scalars, referenceOutput.value.scalars, absolute: 1e-5, "forward, \(channels) channels")
             assertClose(gradients[input].scalars, referenceGradients[referenceInput].scalars, absolute: 1e-4, "dx, \(channels)")

@@ -33,7 +33,7 @@ public final class DetectionHead: Module {
         public let output: Linear
 
         init(width: Int, blocks count: Int, outputs: Int, slots: Int, valuesPerSlot: Int, generator: inout SeededGenerator) {
-            norm = BatchNorm(featureCount: width)
+            norm = BatchNorm(featureCount: width, activation: .swish)
             var blocks: [Block] = []
             for _ in 0..<count { blocks.append(Block(width: width, generator: &generator)) }
             self.blocks = blocks
@@ -55,7 +55,7 @@ public final class DetectionHead: Module {
         }
 
         func callAsFunction(_ x: Variable) -> Variable {
-            var h = norm(x).swish()
+            var h = norm(x)
             for block in blocks { h = block(h) }
             return output(h)
         }
@@ -75,7 +75,7 @@ public final class DetectionHead: Module {
         init(width: Int, generator: inout SeededGenerator) {
             depthwise = DepthwiseConv2D(kernelSize: (3, 3), channels: width, padding: .same, useBias: false,
                                         generator: &generator)
-            norm1 = BatchNorm(featureCount: width)
+            norm1 = BatchNorm(featureCount: width, activation: .swish)
             pointwise = Linear(inputSize: width, outputSize: width, useBias: false, initializer: .heNormal,
                                generator: &generator)
             norm2 = BatchNorm(featureCount: width)
@@ -86,7 +86,7 @@ public final class DetectionHead: Module {
         }
 
         func callAsFunction(_ x: Variable) -> Variable {
-            x + norm2(pointwise(norm1(depthwise(x)).swish()))
+            x + norm2(pointwise(norm1(depthwise(x))))
         }
     }
 

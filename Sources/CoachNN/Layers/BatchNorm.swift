@@ -1,4 +1,4 @@
-/// Batch normalisation over the last (channel) axis, optionally followed by a fused ReLU.
+/// Batch normalisation over the last (channel) axis, optionally followed by a fused ReLU or swish.
 ///
 /// In training mode it normalises with the batch's statistics and updates the running
 /// mean and variance (exponential average with `momentum`; unbiased variance, as PyTorch
@@ -15,18 +15,19 @@ public final class BatchNorm: Module {
     public let runningVariance: Parameter
     public let momentum: Float
     public let epsilon: Float
-    /// Whether a ReLU is applied to the output in the same pass.
-    public let relu: Bool
+    /// The activation applied to the output in the same pass.
+    public let activation: NormalizationActivation
 
-    /// A batch norm over `featureCount` channels.
-    public init(featureCount: Int, relu: Bool = false, momentum: Float = 0.1, epsilon: Float = 1e-3) {
+    /// A batch norm over `featureCount` channels followed by `activation` (or a ReLU when `relu`).
+    public init(featureCount: Int, relu: Bool = false, activation: NormalizationActivation? = nil,
+                momentum: Float = 0.1, epsilon: Float = 1e-3) {
         scale = Parameter(Tensor.ones([featureCount]))
         offset = Parameter(Tensor.zeros([featureCount]))
         runningMean = Parameter(Tensor.zeros([featureCount]), kind: .buffer)
         runningVariance = Parameter(Tensor.ones([featureCount]), kind: .buffer)
         self.momentum = momentum
         self.epsilon = epsilon
-        self.relu = relu
+        self.activation = activation ?? (relu ? .relu : .none)
     }
 
     public var localParameters: [(String, Parameter)] {
@@ -36,7 +37,7 @@ public final class BatchNorm: Module {
     public func callAsFunction(_ x: Variable) -> Variable {
         Variable.batchNormalized(x, scale: x.tape.variable(for: scale), offset: x.tape.variable(for: offset),
                                  runningMean: runningMean, runningVariance: runningVariance, momentum: momentum,
-                                 epsilon: epsilon, relu: relu)
+                                 epsilon: epsilon, activation: activation)
     }
 }
 

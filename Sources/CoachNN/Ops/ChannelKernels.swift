@@ -1,3 +1,5 @@
+import Foundation
+
 /// Pointer-level loops over [rows, channels] buffers behind the fused kernels (batch norm,
 /// temporal convolution).
 ///
@@ -142,19 +144,47 @@ public enum ChannelKernels {
         }
     }
 
-    /// Gradients of y = ReLU?(n·γ + β) with n the normalised input: for batch statistics
-    /// dx = γ·σ⁻¹·(ĝ − mean(ĝ) − n·mean(ĝ·n)); for fixed statistics dx = γ·σ⁻¹·ĝ; ĝ is g masked
-    /// by the ReLU. Returns [dx, dγ, dβ].
+    /// x ← x·σ(x) over `count` values, in parallel chunks.
+    public static func swish(_ x: UnsafeMutablePointer<Float>, count: Int) {
+        let chunks = count < 32_768 ? 1 : 8
+        forEachChunk(rows: count, chunks: chunks) { _, first, n in
+            let p = x + first
+            for i in 0..<n { p[i] = p[i] / (1 + Foundation.exp(-p[i])) }
+        }
+    }
+
+    /// Gradients of y = act(n·γ + β) with n the normalised input: for batch statistics
+    /// dx = γ·σ⁻¹·(ĝ − mean(ĝ) − n·mean(ĝ·n)); for fixed statistics dx = γ·σ⁻¹·ĝ; ĝ is g
+    /// times the activation's derivative. Returns [dx, dγ, dβ].
     public static func normalizationGradients(_ g: Tensor, output y: Tensor, normalized: [Float], gamma: [Float],
-                                       inverseDeviation: [Float], rows: Int, channels c: Int, relu: Bool,
+                                       inverseDeviation: [Float], rows: Int, channels c: Int,
+                                       activation: NormalizationActivation, beta: [Float],
                                        batchStatistics: Bool) -> [Tensor?] {
         let count = rows * c
-        // ĝ: the gradient where the ReLU let the value through.
+        // ĝ: the gradient before the activation.
         var masked = g.scalars
-        if relu {
+        switch activation {
+        case .none:
+            break
+        case .relu:
             y.withUnsafeBufferPointer { py in
                 masked.withUnsafeMutableBufferPointer { pm in
                     for i in 0..<count where py[i] <= 0 { pm[i] = 0 }
+                }
+            }
+        case .swish:
+            normalized.withUnsafeBufferPointer { pn in
+                masked.withUnsafeMutableBufferPointer { pm in
+                    forEachChunk(rows: rows, chunks: chunkCount(rows: rows, channels: c)) { _, first, n in
+                        for r in first..<(first + n) {
+                            for k in 0..<c {
+                                let i = r * c + k
+                                let pre = pn[i] * gamma[k] + beta[k]
+                                let s = 1 / (1 + Foundation.exp(-pre))
+                                pm[i] *= s * (1 + pre * (1 - s))
+                            }
+                        }
+                    }
                 }
             }
         }

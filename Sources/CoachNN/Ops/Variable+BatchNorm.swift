@@ -1,15 +1,26 @@
+import Foundation
+
+/// The activation a fused batch norm applies to its output.
+public enum NormalizationActivation: Sendable {
+    case none, relu
+    /// x·σ(x) (SiLU).
+    case swish
+}
+
 /// Batch normalisation as one fused op (instead of a dozen elementwise ones): the forward
-/// normalises and applies scale, offset and an optional ReLU in one pass; the backward
-/// sits beside it and has a numerical gradient check.
+/// normalises and applies scale, offset and an optional activation; the backward sits
+/// beside it and has a numerical gradient check.
 
 extension Variable {
-    /// Batch normalisation over every axis but the last (channels), then ReLU when `relu`.
+    /// Batch normalisation over every axis but the last (channels), then `activation`.
     ///
     /// In training mode it normalises with the batch's mean and (biased) variance and moves the
     /// running statistics towards the batch's (`momentum`; unbiased variance, as PyTorch and
     /// `CoachNN.BatchNorm` do); in inference mode it uses the running statistics.
     public static func batchNormalized(_ x: Variable, scale: Variable, offset: Variable, runningMean: Parameter,
-                                       runningVariance: Parameter, momentum: Float, epsilon: Float, relu: Bool) -> Variable {
+                                       runningVariance: Parameter, momentum: Float, epsilon: Float,
+                                       activation: NormalizationActivation = .none) -> Variable {
+        let relu = activation == .relu
         let c = x.shape[x.rank - 1]
         let rows = x.value.count / Swift.max(c, 1)
         let input = x.value, gamma = scale.value.scalars, beta = offset.value.scalars
@@ -29,6 +40,7 @@ extension Variable {
                         }
                     }
                 }
+                if activation == .swish { ChannelKernels.swish(out.baseAddress!, count: out.count) }
             }
             return x.tape.record(y, inputs: [x, scale, offset]) { g in
                 // Inference-mode gradients (rarely needed): the statistics are constants.
@@ -43,7 +55,8 @@ extension Variable {
                 }
                 return ChannelKernels.normalizationGradients(g, output: y, normalized: normalized, gamma: gamma,
                                                           inverseDeviation: a.enumerated().map { $1 / (gamma[$0] == 0 ? 1 : gamma[$0]) },
-                                                          rows: rows, channels: c, relu: relu, batchStatistics: false)
+                                                          rows: rows, channels: c, activation: activation, beta: beta,
+                                                          batchStatistics: false)
             }
         }
 
@@ -75,6 +88,7 @@ extension Variable {
                     }
                 }
             }
+            if activation == .swish { ChannelKernels.swish(out.baseAddress!, count: out.count) }
         }
         let unbiased = Double(rows) / Double(Swift.max(rows - 1, 1))
         var newMean = runningMean.value.scalars, newVariance = runningVariance.value.scalars
@@ -87,7 +101,8 @@ extension Variable {
         runningVariance.value = Tensor(shape: [c], scalars: newVariance)
         return x.tape.record(y, inputs: [x, scale, offset]) { g in
             ChannelKernels.normalizationGradients(g, output: y, normalized: normalized, gamma: gamma, inverseDeviation: inverse,
-                                               rows: rows, channels: c, relu: relu, batchStatistics: true)
+                                               rows: rows, channels: c, activation: activation, beta: beta,
+                                               batchStatistics: true)
         }
     }
 }
