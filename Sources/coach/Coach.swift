@@ -17,11 +17,20 @@ struct Coach: ParsableCommand {
         abstract: "Train, evaluate and run the vision models behind sports- and fitness-coaching apps.",
         discussion: """
         Coach does on Linux what Create ML does on a Mac: it trains image classifiers, \
-        object detectors and body- and hand-pose action classifiers from your own data, \
-        evaluates them, and writes HDF5 model files that apps run with CoachRuntime.
+        object detectors, body-pose action classifiers and hand-pose classifiers from \
+        your own data, evaluates them, and writes HDF5 model files that apps run with \
+        the CoachRuntime library. Image models build on the pretrained EfficientNet-Lite0 \
+        backbone (models/efficientnet-lite0.h5, made by `make build`).
 
-        Examples:
-          coach inspect models/efficientnet-lite0.h5
+        A session, on generated sample data:
+          coach generate-samples --output samples
+          coach train action-classifier --output throws.h5 \\
+                --annotations samples/throws/train/annotations.csv
+          coach evaluate throws.h5 --annotations samples/throws/test/annotations.csv
+          coach predict throws.h5 samples/throws/test/clip-0002.csv
+          coach inspect throws.h5
+
+        Every command has examples in its own help: coach help train object-detector.
         """,
         version: version,
         subcommands: [TrainCommand.self, EvaluateCommand.self, PredictCommand.self, InspectCommand.self,
