@@ -116,13 +116,20 @@ struct ActionTrainingOptions: ParsableArguments {
         try FileManager.default.createDirectory(at: outputURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         let checkpoint = ActionClassifierTrainer.checkpointURL(for: outputURL)
         let result = try trainer.train(on: dataset, checkpoint: checkpoint, resume: resume)
+        try ActionTrainingOptions.write(result, to: outputURL, removing: checkpoint)
+    }
+
+    /// Writes a trained pose classifier to `outputURL`, removes the finished run's checkpoint
+    /// and prints what was written.
+    static func write<Model, Configuration>(_ result: PoseClassifierTrainingResult<Model, Configuration>, to outputURL: URL,
+                                            removing checkpoint: URL) throws {
         let file = try result.modelFile(name: outputURL.deletingPathExtension().lastPathComponent)
         try file.write(to: outputURL)
         try? FileManager.default.removeItem(at: checkpoint)
-
-        var line = "wrote \(output): \(result.model.labels.count) classes, \(file.parameterCount) parameters, \(result.history.count) iteration\(result.history.count == 1 ? "" : "s")"
+        let iterations = result.history.count
+        var line = "wrote \(outputURL.relativePath): \(result.model.labels.count) classes, \(file.parameterCount) parameters, \(iterations) iteration\(iterations == 1 ? "" : "s")"
         if let accuracy = result.metrics["validation.accuracy"] {
-            line += ", validation accuracy \(Console.percent(accuracy)) on \(result.validationExampleCount) examples"
+            line += ", validation accuracy \(Console.percent(accuracy)) on \(result.validationCount) \(result.unit)"
             if let best = result.bestIteration { line += " (iteration \(best))" }
         } else if let accuracy = result.metrics["training.accuracy"] {
             line += ", training accuracy \(Console.percent(accuracy))"

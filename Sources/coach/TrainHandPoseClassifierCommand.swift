@@ -154,18 +154,7 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
             try FileManager.default.createDirectory(at: outputURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             let checkpoint = HandPoseClassifierTrainer.checkpointURL(for: outputURL)
             let result = try trainer.train(on: set, checkpoint: checkpoint, resume: resume)
-            let file = try result.modelFile(name: outputURL.deletingPathExtension().lastPathComponent)
-            try file.write(to: outputURL)
-            try? FileManager.default.removeItem(at: checkpoint)
-
-            var line = "wrote \(output): \(result.model.labels.count) classes, \(file.parameterCount) parameters, \(result.history.count) iteration\(result.history.count == 1 ? "" : "s")"
-            if let accuracy = result.metrics["validation.accuracy"] {
-                line += ", validation accuracy \(Console.percent(accuracy)) on \(result.validationPoseCount) poses"
-                if let best = result.bestIteration { line += " (iteration \(best))" }
-            } else if let accuracy = result.metrics["training.accuracy"] {
-                line += ", training accuracy \(Console.percent(accuracy))"
-            }
-            Console.print(line)
+            try ActionTrainingOptions.write(result, to: outputURL, removing: checkpoint)
         }
     }
 }

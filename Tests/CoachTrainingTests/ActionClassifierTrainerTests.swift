@@ -26,8 +26,8 @@ final class ActionClassifierTrainerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(evaluation.metrics.accuracy, 0.9, "held-out toy clips")
         XCTAssertEqual(result.model.labels, ["circle", "other", "swipe"])
         XCTAssertEqual(result.model.backgroundLabel, "other")
-        XCTAssertEqual(result.trainingExampleCount + result.validationExampleCount, 36)
-        XCTAssertEqual(result.validationExampleCount, 9, "⌈20% of 12⌉ per class")
+        XCTAssertEqual(result.trainingCount + result.validationCount, 36)
+        XCTAssertEqual(result.validationCount, 9, "⌈20% of 12⌉ per class")
     }
 
     func testTheSameSeedGivesAByteIdenticalModelFile() throws {

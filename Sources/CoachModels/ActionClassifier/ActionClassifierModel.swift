@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Training, evaluation and `CoachRuntime.ActionClassifier` all go through
 /// `probabilities(for:)` / `logits(for:tape:)`, so windows are always encoded the same way.
-public final class ActionClassifierModel {
+public final class ActionClassifierModel: PoseClassifierModel {
     /// Class labels in output order.
     public let labels: [String]
     /// The joints the model expects, in tensor order.
@@ -68,20 +68,7 @@ public final class ActionClassifierModel {
     /// Class probabilities for each window (inference mode), in `labels` order; `batchSize`
     /// windows are run together.
     public func probabilities(for windows: [PoseWindow], batchSize: Int = 64) -> [[Float]] {
-        var result: [[Float]] = []
-        result.reserveCapacity(windows.count)
-        var start = 0
-        while start < windows.count {
-            let batch = Array(windows[start..<min(start + max(batchSize, 1), windows.count)])
-            let tape = Tape(mode: .inference, recordsGradients: false)
-            let probabilities = logits(for: batch, tape: tape).value.softmax(axis: -1)
-            let c = labels.count
-            probabilities.withUnsafeBufferPointer { p in
-                for n in 0..<batch.count { result.append(Array(p[(n * c)..<((n + 1) * c)])) }
-            }
-            start += batch.count
-        }
-        return result
+        batchedProbabilities(for: windows, batchSize: batchSize)
     }
 
     // MARK: - Model files

@@ -8,7 +8,7 @@ import Foundation
 /// Training, evaluation and `CoachRuntime.HandPoseClassifier` all go through
 /// `probabilities(for:)` / `logits(for:tape:)`, so poses are always encoded the same way. Poses
 /// are one-frame `PoseWindow`s (`PoseWindow(keypoints:hasDepth:chirality:)`).
-public final class HandPoseClassifierModel {
+public final class HandPoseClassifierModel: PoseClassifierModel {
     /// Class labels in output order.
     public let labels: [String]
     /// The joints the model expects, in tensor order.
@@ -90,20 +90,7 @@ public final class HandPoseClassifierModel {
     /// Class probabilities for each one-frame pose (inference mode), in `labels` order;
     /// `batchSize` poses are run together.
     public func probabilities(for poses: [PoseWindow], batchSize: Int = 256) -> [[Float]] {
-        var result: [[Float]] = []
-        result.reserveCapacity(poses.count)
-        var start = 0
-        while start < poses.count {
-            let batch = Array(poses[start..<min(start + max(batchSize, 1), poses.count)])
-            let tape = Tape(mode: .inference, recordsGradients: false)
-            let probabilities = logits(for: batch, tape: tape).value.softmax(axis: -1)
-            let c = labels.count
-            probabilities.withUnsafeBufferPointer { p in
-                for n in 0..<batch.count { result.append(Array(p[(n * c)..<((n + 1) * c)])) }
-            }
-            start += batch.count
-        }
-        return result
+        batchedProbabilities(for: poses, batchSize: batchSize)
     }
 
     // MARK: - Model files

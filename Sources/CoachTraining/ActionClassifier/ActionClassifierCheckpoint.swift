@@ -11,3 +11,5 @@ extension ActionClassifierTrainingConfiguration: CheckpointableConfiguration {
     static var checkpointTask: ModelTask { "action-classifier-checkpoint" }
     static var checkpointKind: String { "action-classifier" }
 }
+
+extension ActionClassifierTrainingConfiguration: PoseLoopConfiguration {}

@@ -3,39 +3,8 @@ import CoachModels
 import CoachNN
 import Foundation
 
-/// What a hand-pose training run produced: the model (best validation weights restored) and its history.
-public struct HandPoseClassifierTrainingResult {
-    /// The trained model.
-    public let model: HandPoseClassifierModel
-    /// The configuration it was trained with.
-    public let configuration: HandPoseClassifierTrainingConfiguration
-    /// One summary per finished iteration, resumed ones included.
-    public let history: [IterationSummary]
-    /// The iteration whose weights the model has (the best on validation), when validating.
-    public let bestIteration: Int?
-    /// Whether early stopping ended training before `maximumIterations`.
-    public let stoppedEarly: Bool
-    /// Whether `shouldContinue` ended training (the checkpoint can resume it).
-    public let interrupted: Bool
-    /// Poses trained on.
-    public let trainingPoseCount: Int
-    /// Poses held out for validation.
-    public let validationPoseCount: Int
-    /// Final numbers: `training.loss`, `training.accuracy` (last iteration, augmented poses),
-    /// `validation.loss`, `validation.accuracy` (of the kept weights), `iterations`.
-    public let metrics: [String: Double]
-
-    /// The model file to write: the model, the configuration under `training`, the metrics.
-    public func modelFile(name: String? = nil) throws -> ModelFile {
-        var training = configuration.metadata
-        training["iterations"] = .number(Double(history.count))
-        if let bestIteration { training["bestIteration"] = .number(Double(bestIteration)) }
-        training["stoppedEarly"] = .bool(stoppedEarly)
-        training["trainingPoses"] = .number(Double(trainingPoseCount))
-        training["validationPoses"] = .number(Double(validationPoseCount))
-        return try model.modelFile(name: name, training: training, metrics: metrics)
-    }
-}
+/// What a hand-pose-classifier training run produced.
+public typealias HandPoseClassifierTrainingResult = PoseClassifierTrainingResult<HandPoseClassifierModel, HandPoseClassifierTrainingConfiguration>
 
 /// Trains a hand-pose classifier: every training pose augmented afresh each iteration (the
 /// action classifier's `PoseAugmenter` on one-frame windows), AdamW with a warm-up and cosine
@@ -86,7 +55,6 @@ public struct HandPoseClassifierTrainer {
 
     private func trainSingleThreaded(on set: SinglePoseSet, poseIndices: [Int]?, checkpoint: URL?, resume: Bool,
                                      shouldContinue: ((Int) -> Bool)?) throws -> HandPoseClassifierTrainingResult {
-        typealias Checkpoint = TrainingCheckpoint<HandPoseClassifierTrainingConfiguration>
         AllocatorTuning.retainFreedMemory()
         let config = configuration
         let used = poseIndices ?? Array(set.poses.indices)
@@ -117,149 +85,35 @@ public struct HandPoseClassifierTrainer {
         }
         let trainingLabels = Set(trainingItems.map { labels[targets[$0]] })
         guard trainingLabels.count >= 2 else { throw HandPoseTrainingError.tooFewClasses(found: trainingLabels.sorted()) }
-        var classWeights: [Float]? = nil
-        if config.balancesClasses {
-            var counts = [Int](repeating: 0, count: labels.count)
-            for item in trainingItems { counts[targets[item]] += 1 }
-            let present = counts.filter { $0 > 0 }.count
-            classWeights = counts.map { $0 == 0 ? 0 : Float(trainingItems.count) / Float(present * $0) }
-        }
-
         let encoding = HandPoseInputEncoding(jointSet: set.jointSet, includesDepth: set.hasDepth, scale: config.scale,
                                              rotation: config.rotation, chirality: config.chirality)
         let model = HandPoseClassifierModel(labels: labels, jointSet: set.jointSet, encoding: encoding,
                                             architecture: config.networkArchitecture,
                                             backgroundLabel: PoseClasses.backgroundLabel(among: labels), generator: &initGenerator)
-        let network = model.network
-        let optimizer = Adam.adamW(learningRate: config.learningRate, weightDecay: config.weightDecay)
-        let stepsPerIteration = (trainingItems.count + config.batchSize - 1) / config.batchSize
-        let totalSteps = stepsPerIteration * config.maximumIterations
-        let warmUp = min(max(stepsPerIteration, 1) * 2, max(totalSteps / 10, 1))
-        let schedule = WarmUpSchedule(CosineSchedule(base: config.learningRate, totalSteps: max(totalSteps - warmUp, 1),
-                                                     minimum: config.learningRate * 0.01),
-                                      warmUpSteps: warmUp)
         var augmenter: PoseAugmenter? = nil
         if !config.augmentations.isEmpty {
             var made = PoseAugmenter(augmentations: config.augmentations, jointSet: set.jointSet)
             made.maximumRotationDegrees = config.maximumRotationDegrees
             augmenter = made
         }
-
-        // State that a checkpoint restores.
-        var history: [IterationRecord] = []
-        var bestState: [String: Tensor]? = nil
-        var stoppedEarly = false
-        let fingerprint = HandPoseClassifierTrainer.fingerprint(poses)
-        if resume {
-            guard let checkpoint else { throw ActionTrainingError.checkpointMissing(path: "(none given)") }
-            guard FileManager.default.fileExists(atPath: checkpoint.path) else {
-                throw ActionTrainingError.checkpointMissing(path: checkpoint.path)
-            }
-            let saved = try Checkpoint.read(from: checkpoint)
-            try Checkpoint.check(saved.record, path: checkpoint.path, configuration: config, fingerprint: fingerprint, labels: labels)
-            do {
-                try network.load(saved.modelState)
-                try optimizer.restore(saved.optimizerState)
-            } catch {
-                throw ActionTrainingError.checkpointMismatch(path: checkpoint.path, reason: "its weights do not fit this network (\(error.localizedDescription))")
-            }
-            history = saved.record.history
-            bestState = saved.bestState
-            stoppedEarly = saved.record.stoppedEarly
-            observer?(.note("resuming from \(checkpoint.lastPathComponent) after iteration \(history.count) of \(config.maximumIterations)"))
-        }
-        var earlyStopping = EarlyStopping(patience: config.earlyStoppingPatience, higherIsBetter: false)
-        for record in history {
-            if let loss = record.validationLoss { earlyStopping.record(loss, iteration: record.iteration) }
-        }
-
         let validationWindows = validationItems.map { windows[$0] }
         let validationTargets = validationItems.map { targets[$0] }
-        let remaining = trainingItems.count * max(config.maximumIterations - history.count, 0)
-        var meter = ProgressMeter(phase: "training poses", total: remaining)
-        var posesDone = 0
-        var interrupted = false
-        var iteration = history.count
-        while iteration < config.maximumIterations && !stoppedEarly {
-            var generator = SeededGenerator(seed: iterationSeedBase &+ UInt64(iteration + 1) &* 0x9E37_79B9_7F4A_7C15)
-            var order = trainingItems
-            generator.shuffle(&order)
-            var lossSum = 0.0, correct = 0, seen = 0
-            for step in 0..<stepsPerIteration {
-                let batch = Array(order[(step * config.batchSize)..<min((step + 1) * config.batchSize, order.count)])
-                let inputs = batch.map { item -> PoseWindow in
-                    var window = windows[item]
-                    augmenter?.apply(to: &window, generator: &generator)
-                    return window
-                }
-                let batchTargets = batch.map { targets[$0] }
-                let tape = Tape(mode: .training, generator: generator.fork())
-                let logits = model.logits(for: inputs, tape: tape)
-                let loss = Loss.softmaxCrossEntropy(logits: logits, labels: batchTargets, classWeights: classWeights,
-                                                    labelSmoothing: config.labelSmoothing)
-                var gradients = tape.gradients(of: loss)
-                GradientClipping.clipByGlobalNorm(&gradients, parameters: network.trainableParameters, maxNorm: 5)
-                optimizer.learningRate = schedule.rate(at: iteration * stepsPerIteration + step)
-                optimizer.update(network.namedParameters, gradients: gradients)
-                lossSum += Double(loss.value.scalar) * Double(batch.count)
-                correct += zip(logits.value.argmax(axis: 1), batchTargets).filter { $0 == $1 }.count
-                seen += batch.count
-                posesDone += batch.count
-                meter.update(posesDone, observer: observer)
-            }
-            iteration += 1
-            var record = IterationRecord(iteration: iteration, trainingLoss: lossSum / Double(max(seen, 1)),
-                                         trainingAccuracy: Double(correct) / Double(max(seen, 1)),
-                                         validationLoss: nil, validationAccuracy: nil,
-                                         learningRate: Double(optimizer.learningRate), isBest: false)
-            if !validationItems.isEmpty {
-                let (loss, accuracy) = HandPoseClassifierTrainer.validate(model, poses: validationWindows, targets: validationTargets)
-                record.validationLoss = loss
-                record.validationAccuracy = accuracy
-                if earlyStopping.record(loss, iteration: iteration) {
-                    record.isBest = true
-                    bestState = network.stateDictionary
-                }
-                stoppedEarly = earlyStopping.shouldStop && iteration < config.maximumIterations
-            }
-            history.append(record)
-            var summary = record.summary
-            summary.totalIterations = config.maximumIterations
-            observer?(.iteration(summary))
-            if let checkpoint {
-                let state = Checkpoint(record: .init(completedIterations: iteration, configuration: config,
-                                                     dataFingerprint: fingerprint, labels: labels, history: history,
-                                                     stoppedEarly: stoppedEarly),
-                                       modelState: network.stateDictionary, bestState: bestState,
-                                       optimizerState: optimizer.state)
-                try state.write(to: checkpoint)
-            }
-            if stoppedEarly {
-                observer?(.note("stopping early: the validation loss did not improve for \(config.earlyStoppingPatience) iterations; keeping iteration \(earlyStopping.bestIteration)"))
-            }
-            if let shouldContinue, !shouldContinue(iteration), iteration < config.maximumIterations, !stoppedEarly {
-                interrupted = true
-                break
-            }
-        }
-
-        if !interrupted, let bestState { try network.load(bestState) }
-        var metrics: [String: Double] = ["iterations": Double(history.count)]
-        if let last = history.last {
-            metrics["training.loss"] = last.trainingLoss
-            metrics["training.accuracy"] = last.trainingAccuracy
-        }
-        let kept = interrupted ? history.last : (history.last(where: \.isBest) ?? history.last)
-        if let kept, let loss = kept.validationLoss, let accuracy = kept.validationAccuracy {
-            metrics["validation.loss"] = loss
-            metrics["validation.accuracy"] = accuracy
-        }
-        return HandPoseClassifierTrainingResult(
-            model: model, configuration: config,
-            history: history.map { var s = $0.summary; s.totalIterations = config.maximumIterations; return s },
-            bestIteration: validationItems.isEmpty ? nil : history.last(where: \.isBest)?.iteration,
-            stoppedEarly: stoppedEarly, interrupted: interrupted, trainingPoseCount: trainingItems.count,
-            validationPoseCount: validationItems.count, metrics: metrics)
+        let loop = PoseTrainingLoop(
+            model: model, configuration: config, iterationItems: trainingItems, targets: targets, labels: labels,
+            iterationSeedBase: iterationSeedBase, fingerprint: HandPoseClassifierTrainer.fingerprint(poses),
+            progressPhase: "training poses", monitoredName: "the validation loss",
+            input: { item, generator in
+                var window = windows[item]
+                augmenter?.apply(to: &window, generator: &generator)
+                return window
+            },
+            validate: validationItems.isEmpty ? nil : {
+                HandPoseClassifierTrainer.validate(model, poses: validationWindows, targets: validationTargets)
+            },
+            score: { loss, _ in -loss },
+            observer: observer)
+        return try loop.run(checkpoint: checkpoint, resume: resume, shouldContinue: shouldContinue,
+                            trainingCount: trainingItems.count, validationCount: validationItems.count, unit: "poses")
     }
 
     /// Mean cross-entropy and accuracy of `poses` against `targets`.

@@ -137,3 +137,5 @@ extension HandPoseClassifierTrainingConfiguration: CheckpointableConfiguration {
     static var checkpointTask: ModelTask { "hand-pose-classifier-checkpoint" }
     static var checkpointKind: String { "hand-pose-classifier" }
 }
+
+extension HandPoseClassifierTrainingConfiguration: PoseLoopConfiguration {}
