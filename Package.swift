@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "CoachModelsTests", dependencies: ["CoachModels", "TestSupport"]),
         .testTarget(name: "CoachTrainingTests", dependencies: ["CoachTraining", "TestSupport"]),
         .testTarget(name: "CoachRuntimeTests", dependencies: ["CoachRuntime", "TestSupport", "CoachTraining"]),
-        .testTarget(name: "coachTests", dependencies: ["TestSupport", "CoachModels"]),
+        .testTarget(name: "coachTests", dependencies: ["TestSupport", "CoachModels"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v5]
 )
