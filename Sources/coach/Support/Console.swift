@@ -25,15 +25,25 @@ enum Console {
     static func error(_ line: String) { note("error: \(line)") }
 
     nonisolated(unsafe) private static var progressShown = false
+    nonisolated(unsafe) private static var lastLoggedProgress: (phase: String, time: Double)? = nil
 
-    /// Shows a one-line progress status on stderr (redrawn in place on a terminal).
-    static func progress(_ line: String) {
+    /// How often a progress line is written when stderr is not a terminal (a CI log or a
+    /// file), in seconds: often enough to show the run is alive, not a line per update.
+    static let loggedProgressInterval = 10.0
+
+    /// Shows a one-line progress status of `phase` on stderr: redrawn in place on a terminal,
+    /// otherwise written as a line when the phase starts and then every
+    /// `loggedProgressInterval` seconds.
+    static func progress(_ line: String, phase: String) {
         if stderrIsTerminal {
             FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
             progressShown = true
-        } else {
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+            return
         }
+        let now = Date().timeIntervalSinceReferenceDate
+        if let last = lastLoggedProgress, last.phase == phase, now - last.time < loggedProgressInterval { return }
+        lastLoggedProgress = (phase, now)
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// Ends an in-place progress line.
@@ -58,8 +68,11 @@ enum Console {
             case let .progress(phase, completed, total, rate, remaining):
                 if quiet { return }
                 let eta = remaining.map { " · ETA \(duration($0))" } ?? ""
-                progress("\(phase): \(completed)/\(total) · \(String(format: "%.1f", rate))/s\(completed < total ? eta : "")")
-                if completed >= total { clearProgress(); note("\(phase): \(total)/\(total) in \(duration(Double(total) / max(rate, 1e-9)))") }
+                if completed < total {
+                    progress("\(phase): \(completed)/\(total) · \(String(format: "%.1f", rate))/s\(eta)", phase: phase)
+                } else {
+                    note("\(phase): \(total)/\(total) in \(duration(Double(total) / max(rate, 1e-9))) · \(String(format: "%.1f", rate))/s")
+                }
             case let .iteration(s):
                 if quiet { return }
                 var parts = ["iteration \(s.iteration)/\(s.totalIterations)", "loss \(String(format: "%.4f", s.trainingLoss))"]
