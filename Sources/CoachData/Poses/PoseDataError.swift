@@ -18,13 +18,6 @@ public struct PoseDataError: LocalizedError, Sendable {
 
     /// A count, then one problem per line (capped), then how many more there are.
     public var errorDescription: String? {
-        let count = problems.count
-        var lines = [count == 1 ? "1 problem in pose data:" : "\(count) problems in pose data:"]
-        for problem in problems.prefix(printedProblemLimit) { lines.append("  " + problem.description) }
-        if count > printedProblemLimit {
-            let rest = count - printedProblemLimit
-            lines.append("  … and \(rest) more problem\(rest == 1 ? "" : "s") not shown")
-        }
-        return lines.joined(separator: "\n")
+        DataProblem.listing(problems, in: "pose data", limit: printedProblemLimit)
     }
 }

@@ -1,33 +1,5 @@
 import Foundation
 
-/// One problem found in object-detection annotations: the file, where in it (a line or a
-/// JSON path such as `$[3].annotations[0].coordinates.width`) and what was expected.
-public struct DetectionDataProblem: Hashable, Sendable, CustomStringConvertible {
-    /// The path of the file the problem is in (the annotation file, or an image).
-    public var file: String
-    /// The 1-based line (YOLO text, Pascal VOC XML, or a JSON syntax error), when known.
-    public var line: Int?
-    /// The JSON path in a Create ML annotation file, when the problem has one.
-    public var jsonPath: String?
-    /// What is wrong and what was expected.
-    public var message: String
-
-    /// A problem in `file`, optionally at a `line` or `jsonPath`.
-    public init(file: String, line: Int? = nil, jsonPath: String? = nil, message: String) {
-        self.file = file
-        self.line = line
-        self.jsonPath = jsonPath
-        self.message = message
-    }
-
-    /// `file:line: message`, `file: $.path: message` or `file: message`.
-    public var description: String {
-        if let line { return "\(file):\(line): \(message)" }
-        if let jsonPath, !jsonPath.isEmpty { return "\(file): \(jsonPath): \(message)" }
-        return "\(file): \(message)"
-    }
-}
-
 /// Every problem found while reading detection annotations, thrown once after the whole
 /// dataset was checked.
 public struct DetectionDataError: LocalizedError, Sendable {
@@ -44,14 +16,7 @@ public struct DetectionDataError: LocalizedError, Sendable {
 
     /// A count, then one problem per line (capped), then how many more there are.
     public var errorDescription: String? {
-        let count = problems.count
-        var lines = [count == 1 ? "1 problem in the detection annotations:" : "\(count) problems in the detection annotations:"]
-        for problem in problems.prefix(Self.printedProblemLimit) { lines.append("  " + problem.description) }
-        if count > Self.printedProblemLimit {
-            let rest = count - Self.printedProblemLimit
-            lines.append("  … and \(rest) more problem\(rest == 1 ? "" : "s") not shown")
-        }
-        return lines.joined(separator: "\n")
+        DataProblem.listing(problems, in: "the detection annotations", limit: Self.printedProblemLimit)
     }
 }
 
