@@ -90,7 +90,7 @@ public enum ComputeThreads {
 
     /// Marks threads that already run one share of a parallel job: kernels they call run
     /// inline instead of splitting again (no oversubscription).
-    @usableFromInline nonisolated(unsafe) static let serialKey: pthread_key_t = {
+    @usableFromInline static let serialKey: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)
         return key
