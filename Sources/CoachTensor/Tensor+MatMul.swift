@@ -107,13 +107,14 @@ public enum ComputeThreads {
     /// thread per call, so callers may issue GEMMs from several threads at once).
     public static var blasIsSingleThreaded: Bool {
         blasLock.lock(); defer { blasLock.unlock() }
-        return singleThreadedBLASDepth > 0
+        return count == 1 || singleThreadedBLASDepth > 0
     }
 
     /// Runs `body` with OpenBLAS using one thread per call (restored afterwards, also
     /// when callers nest or overlap). Inside, Coach's kernels parallelise by splitting
     /// work into fixed pieces themselves, so results do not depend on the thread count.
     public static func withSingleThreadedBLAS<R>(_ body: () throws -> R) rethrows -> R {
+        if count == 1 { return try body() }   // OpenBLAS already runs on one thread
         blasLock.lock()
         if singleThreadedBLASDepth == 0 { openblas_set_num_threads(1) }
         singleThreadedBLASDepth += 1
@@ -157,11 +158,19 @@ public func parallelFor(_ iterations: Int, minimumWork: Int = 2, _ body: (Int) -
         for i in 0..<iterations { body(i) }
         return
     }
+    runInParallel(threads: threads) { worker in
+        let start = worker * iterations / threads
+        let end = (worker + 1) * iterations / threads
+        for i in start..<end { body(i) }
+    }
+}
+
+/// Runs `body(worker)` for `threads` workers: on `SpinningWorkerPool`'s helpers, or through
+/// Dispatch when another caller is using the pool.
+@usableFromInline
+func runInParallel(threads: Int, _ body: (Int) -> Void) {
+    if SpinningWorkerPool.shared.run(parties: threads, body) { return }
     withoutActuallyEscaping(body) { body in
-        DispatchQueue.concurrentPerform(iterations: threads) { worker in
-            let start = worker * iterations / threads
-            let end = (worker + 1) * iterations / threads
-            for i in start..<end { body(i) }
-        }
+        DispatchQueue.concurrentPerform(iterations: threads, execute: body)
     }
 }

@@ -45,16 +45,6 @@ public struct HandPoseClassifierTrainer {
     /// - Throws: `HandPoseTrainingError`; `ActionTrainingError`'s checkpoint cases and `ModelFileError` for checkpoints.
     public func train(on set: SinglePoseSet, poseIndices: [Int]? = nil, checkpoint: URL? = nil, resume: Bool = false,
                       shouldContinue: ((Int) -> Bool)? = nil) throws -> HandPoseClassifierTrainingResult {
-        // A pose network's matrices are small: OpenBLAS's threads would spend their time waiting
-        // for each other (measured: a third of the CPU time in sched_yield), so one thread does the work.
-        try ComputeThreads.withSingleThreadedBLAS {
-            try trainSingleThreaded(on: set, poseIndices: poseIndices, checkpoint: checkpoint, resume: resume,
-                                    shouldContinue: shouldContinue)
-        }
-    }
-
-    private func trainSingleThreaded(on set: SinglePoseSet, poseIndices: [Int]?, checkpoint: URL?, resume: Bool,
-                                     shouldContinue: ((Int) -> Bool)?) throws -> HandPoseClassifierTrainingResult {
         AllocatorTuning.retainFreedMemory()
         let config = configuration
         let used = poseIndices ?? Array(set.poses.indices)

@@ -1,0 +1,58 @@
+import CoachTensor
+import Foundation
+import XCTest
+
+/// `parallelFor` runs on `SpinningWorkerPool`'s helpers: every index must run exactly once,
+/// for back-to-back jobs, for concurrent callers (one gets the pool, the others fall back to
+/// Dispatch) and for jobs started inside jobs — and it must never hang.
+final class ParallelForTests: XCTestCase {
+    /// Counts how often each index ran (atomically enough: each index has its own slot and
+    /// runs on one thread).
+    private func runCounting(_ iterations: Int) -> [Int] {
+        let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: iterations)
+        counts.initialize(repeating: 0)
+        defer { counts.deallocate() }
+        parallelFor(iterations) { i in counts[i] += 1 }
+        return Array(counts)
+    }
+
+    func testEveryIndexRunsOnceInBackToBackJobs() {
+        for iterations in [0, 1, 2, 3, 7, 64, 1000] {
+            for _ in 0..<500 {
+                XCTAssertEqual(runCounting(iterations), [Int](repeating: 1, count: iterations), "\(iterations) iterations")
+            }
+        }
+    }
+
+    func testJobsStartedAfterTheHelpersParkedStillRun() {
+        XCTAssertEqual(runCounting(16), [Int](repeating: 1, count: 16))
+        Thread.sleep(forTimeInterval: 0.05)   // long enough for the helpers to stop spinning and wait
+        XCTAssertEqual(runCounting(16), [Int](repeating: 1, count: 16))
+    }
+
+    func testConcurrentCallersAndNestedJobsAllComplete() {
+        let callers = 6
+        let results = UnsafeMutableBufferPointer<Int>.allocate(capacity: callers)
+        results.initialize(repeating: 0)
+        defer { results.deallocate() }
+        DispatchQueue.concurrentPerform(iterations: callers) { caller in
+            var total = 0
+            for _ in 0..<200 {
+                let sums = UnsafeMutableBufferPointer<Int>.allocate(capacity: 8)
+                sums.initialize(repeating: 0)
+                parallelFor(8) { i in
+                    // A nested job: runs inline on a helper, or on whatever the caller can get.
+                    let inner = UnsafeMutableBufferPointer<Int>.allocate(capacity: 4)
+                    inner.initialize(repeating: 0)
+                    parallelFor(4) { j in inner[j] = j + 1 }
+                    sums[i] = inner.reduce(0, +)
+                    inner.deallocate()
+                }
+                total += sums.reduce(0, +)
+                sums.deallocate()
+            }
+            results[caller] = total
+        }
+        XCTAssertEqual(Array(results), [Int](repeating: 200 * 8 * 10, count: callers))
+    }
+}
