@@ -1,6 +1,7 @@
 import CoachData
 import CoachModels
 import CoachRandom
+import CoachTensor
 import CoachTraining
 import Foundation
 import TestSupport
@@ -40,6 +41,23 @@ final class ActionClassifierTrainerTests: XCTestCase {
         configuration.seed = 2
         let other = try modelBytes(try ActionClassifierTrainer(configuration: configuration).train(on: dataset), in: directory, name: "c.h5")
         XCTAssertNotEqual(first, other, "another seed → another model")
+    }
+
+    func testTheModelDoesNotDependOnTheThreadCount() throws {
+        let directory = try temporaryDirectory(self)
+        let threads = ComputeThreads.count
+        defer { ComputeThreads.set(threads) }
+        for architecture in ActionClassifierArchitecture.Kind.allCases {
+            var configuration = toyConfiguration(iterations: 3)
+            configuration.architecture = architecture
+            var files: [Data] = []
+            for count in [1, 2] {
+                ComputeThreads.set(count)
+                let result = try ActionClassifierTrainer(configuration: configuration).train(on: dataset)
+                files.append(try modelBytes(result, in: directory, name: "\(architecture.rawValue)-\(count).h5"))
+            }
+            XCTAssertEqual(files[0], files[1], "\(architecture.rawValue): 1 and 2 threads must train the same model")
+        }
     }
 
     func testResumingFromACheckpointGivesTheModelOfAnUninterruptedRun() throws {
