@@ -158,19 +158,11 @@ public func parallelFor(_ iterations: Int, minimumWork: Int = 2, _ body: (Int) -
         for i in 0..<iterations { body(i) }
         return
     }
-    runInParallel(threads: threads) { worker in
-        let start = worker * iterations / threads
-        let end = (worker + 1) * iterations / threads
-        for i in start..<end { body(i) }
-    }
-}
-
-/// Runs `body(worker)` for `threads` workers: on `SpinningWorkerPool`'s helpers, or through
-/// Dispatch when another caller is using the pool.
-@usableFromInline
-func runInParallel(threads: Int, _ body: (Int) -> Void) {
-    if SpinningWorkerPool.shared.run(parties: threads, body) { return }
     withoutActuallyEscaping(body) { body in
-        DispatchQueue.concurrentPerform(iterations: threads, execute: body)
+        DispatchQueue.concurrentPerform(iterations: threads) { worker in
+            let start = worker * iterations / threads
+            let end = (worker + 1) * iterations / threads
+            for i in start..<end { body(i) }
+        }
     }
 }

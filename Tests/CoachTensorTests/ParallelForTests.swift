@@ -2,9 +2,8 @@ import CoachTensor
 import Foundation
 import XCTest
 
-/// `parallelFor` runs on `SpinningWorkerPool`'s helpers: every index must run exactly once,
-/// for back-to-back jobs, for concurrent callers (one gets the pool, the others fall back to
-/// Dispatch) and for jobs started inside jobs — and it must never hang.
+/// `parallelFor`: every index runs exactly once, for back-to-back jobs, for concurrent callers
+/// and for jobs started inside jobs — and it never hangs.
 final class ParallelForTests: XCTestCase {
     /// Counts how often each index ran (atomically enough: each index has its own slot and
     /// runs on one thread).
@@ -24,12 +23,6 @@ final class ParallelForTests: XCTestCase {
         }
     }
 
-    func testJobsStartedAfterTheHelpersParkedStillRun() {
-        XCTAssertEqual(runCounting(16), [Int](repeating: 1, count: 16))
-        Thread.sleep(forTimeInterval: 0.05)   // long enough for the helpers to stop spinning and wait
-        XCTAssertEqual(runCounting(16), [Int](repeating: 1, count: 16))
-    }
-
     func testConcurrentCallersAndNestedJobsAllComplete() {
         let callers = 6
         let results = UnsafeMutableBufferPointer<Int>.allocate(capacity: callers)
@@ -41,7 +34,7 @@ final class ParallelForTests: XCTestCase {
                 let sums = UnsafeMutableBufferPointer<Int>.allocate(capacity: 8)
                 sums.initialize(repeating: 0)
                 parallelFor(8) { i in
-                    // A nested job: runs inline on a helper, or on whatever the caller can get.
+                    // A nested job.
                     let inner = UnsafeMutableBufferPointer<Int>.allocate(capacity: 4)
                     inner.initialize(repeating: 0)
                     parallelFor(4) { j in inner[j] = j + 1 }
