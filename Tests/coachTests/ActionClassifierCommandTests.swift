@@ -57,6 +57,11 @@ final class ActionClassifierCommandTests: XCTestCase {
             XCTAssertTrue(report.contains(fragment), "'\(fragment)' missing from:\n\(report)")
         }
         XCTAssertTrue(report.contains("warning: 3 of 30 examples are shorter than the 16-frame window"), report)
+        // Standard error is a pipe here, as in CI logs: a progress line when the phase starts and
+        // then one per 10 s (this run is shorter), plus the closing line with the total.
+        let progressLines = report.split(separator: "\n").filter { $0.hasPrefix("training windows: ") }
+        XCTAssertEqual(progressLines.count, 2, report)
+        XCTAssertTrue(progressLines.last?.contains(" in ") == true && progressLines.last?.contains("/s") == true, report)
         XCTAssertTrue(trained.standardOutput.hasPrefix("wrote \(model.path): 3 classes"), trained.standardOutput)
         XCTAssertTrue(FileManager.default.fileExists(atPath: model.path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("gestures.checkpoint.h5").path),
