@@ -8,6 +8,13 @@ import Foundation
 /// Training, evaluation and `CoachRuntime.ActionClassifier` all go through
 /// `probabilities(for:)` / `logits(for:tape:)`, so windows are always encoded the same way.
 public final class ActionClassifierModel: PoseClassifierModel {
+    /// The task of its model files.
+    public static let task = ModelTask.actionClassifier
+    /// Where its model files keep the specification under `extra`.
+    public static let specificationKey = ActionClassifierSpecification.metadataKey
+    /// What it is, for messages.
+    public static let kindDescription = "an action classifier"
+
     /// Class labels in output order.
     public let labels: [String]
     /// The joints the model expects, in tensor order.
@@ -73,53 +80,21 @@ public final class ActionClassifierModel: PoseClassifierModel {
 
     // MARK: - Model files
 
-    /// The model as a model file: metadata (task, labels, pose input, the specification under
-    /// `extra.actionClassifier`, plus `training`, `metrics` and `extra` given here) and weights.
-    public func modelFile(name: String? = nil, training: [String: JSONValue] = [:], metrics: [String: Double] = [:],
-                          extra: [String: JSONValue] = [:]) throws -> ModelFile {
-        var allExtra = extra
-        allExtra[ActionClassifierSpecification.metadataKey] = try JSONValue(encoding: specification)
-        let metadata = ModelMetadata(task: .actionClassifier, name: name, classLabels: labels, input: inputSpecification,
-                                     training: training, metrics: metrics, extra: allExtra)
-        return ModelFile(metadata: metadata, tensors: network.stateDictionary)
-    }
-
     /// Rebuilds a model from a model file, checking task, input, specification and every weight's
     /// name and shape. Throws `ModelFileError` naming the file and the JSON path or tensor at fault.
     public convenience init(file: ModelFile) throws {
-        let metadata = file.metadata
-        let path = file.sourcePath
-        func problem(_ jsonPath: String, _ reason: String) -> ModelFileError {
-            ModelFileError.malformedMetadata(path: path, jsonPath: jsonPath, reason: reason)
-        }
-        guard metadata.task == .actionClassifier else {
-            throw problem("$.task", "expected '\(ModelTask.actionClassifier)', found '\(metadata.task)': this is not an action classifier")
-        }
-        guard let pose = metadata.input?.pose else { throw problem("$.input.pose", "missing: an action classifier needs a pose input") }
+        let header = try PoseModelFileHeader<ActionClassifierModel>(file)
+        let (pose, jointSet, specification) = (header.pose, header.jointSet, header.specification)
         guard let windowLength = pose.windowLength, windowLength > 0 else {
-            throw problem("$.input.pose.windowLength", "expected a positive number of frames")
+            throw header.problem("$.input.pose.windowLength", "expected a positive number of frames")
         }
         guard let frameRate = pose.frameRate, frameRate > 0, frameRate.isFinite else {
-            throw problem("$.input.pose.frameRate", "expected a positive frame rate")
-        }
-        guard let jointSet = JointSet(names: pose.jointNames) else {
-            throw problem("$.input.pose.jointNames", "expected distinct, non-empty joint names")
-        }
-        guard !metadata.classLabels.isEmpty else { throw problem("$.classLabels", "expected at least one class label") }
-        let specification: ActionClassifierSpecification
-        do {
-            guard let decoded = try metadata.extraValue(ActionClassifierSpecification.metadataKey,
-                                                        as: ActionClassifierSpecification.self) else {
-                throw problem("$.extra.\(ActionClassifierSpecification.metadataKey)", "missing: the network and encoding are not described")
-            }
-            specification = decoded
-        } catch ModelFileError.malformedMetadata(_, let jsonPath, let reason) {
-            throw problem(jsonPath, reason)
+            throw header.problem("$.input.pose.frameRate", "expected a positive frame rate")
         }
         let encoding = specification.encoding
         guard encoding.windowLength == windowLength, encoding.jointCount == jointSet.count,
               encoding.keypointChannels == pose.keypointChannels else {
-            throw problem("$.extra.\(ActionClassifierSpecification.metadataKey).encoding",
+            throw header.specificationProblem("encoding",
                           "window \(encoding.windowLength)×\(encoding.jointCount) with channels \(encoding.keypointChannels) does not match the input (\(windowLength)×\(jointSet.count), \(pose.keypointChannels))")
         }
         let architecture = specification.architecture
@@ -128,14 +103,13 @@ public final class ActionClassifierModel: PoseClassifierModel {
               architecture.temporalKernelSize > 0, architecture.dropout >= 0, architecture.dropout < 1,
               architecture.kind != .graphConvolution || architecture.partitionCount == SkeletonGraph(jointSet: jointSet).partitionCount
         else {
-            throw problem("$.extra.\(ActionClassifierSpecification.metadataKey).architecture",
+            throw header.specificationProblem("architecture",
                           "not a valid network shape for \(jointSet.count) joints")
         }
         var generator = SeededGenerator(seed: 0)
-        self.init(labels: metadata.classLabels, jointSet: jointSet, frameRate: frameRate, encoding: encoding,
+        self.init(labels: file.metadata.classLabels, jointSet: jointSet, frameRate: frameRate, encoding: encoding,
                   architecture: architecture, backgroundLabel: specification.backgroundLabel, generator: &generator)
-        try file.checkTensors(network.namedParameters.reduce(into: [:]) { $0[$1.name] = $1.parameter.value.shape })
-        try network.load(file.tensors)
+        try loadWeights(from: file)
     }
 
     /// Reads a model file and rebuilds the model (see `init(file:)`).

@@ -9,6 +9,13 @@ import Foundation
 /// `probabilities(for:)` / `logits(for:tape:)`, so poses are always encoded the same way. Poses
 /// are one-frame `PoseWindow`s (`PoseWindow(keypoints:hasDepth:chirality:)`).
 public final class HandPoseClassifierModel: PoseClassifierModel {
+    /// The task of its model files.
+    public static let task = ModelTask.handPoseClassifier
+    /// Where its model files keep the specification under `extra`.
+    public static let specificationKey = HandPoseClassifierSpecification.metadataKey
+    /// What it is, for messages.
+    public static let kindDescription = "a hand-pose classifier"
+
     /// Class labels in output order.
     public let labels: [String]
     /// The joints the model expects, in tensor order.
@@ -95,60 +102,27 @@ public final class HandPoseClassifierModel: PoseClassifierModel {
 
     // MARK: - Model files
 
-    /// The model as a model file: metadata (task `hand-pose-classifier`, labels, pose input, the
-    /// specification under `extra.handPoseClassifier`, plus `training`, `metrics` and `extra`) and weights.
-    public func modelFile(name: String? = nil, training: [String: JSONValue] = [:], metrics: [String: Double] = [:],
-                          extra: [String: JSONValue] = [:]) throws -> ModelFile {
-        var allExtra = extra
-        allExtra[HandPoseClassifierSpecification.metadataKey] = try JSONValue(encoding: specification)
-        let metadata = ModelMetadata(task: .handPoseClassifier, name: name, classLabels: labels, input: inputSpecification,
-                                     training: training, metrics: metrics, extra: allExtra)
-        return ModelFile(metadata: metadata, tensors: network.stateDictionary)
-    }
-
     /// Rebuilds a model from a model file, checking task, input, specification and every weight's
     /// name and shape. Throws `ModelFileError` naming the file and the JSON path or tensor at fault.
     public convenience init(file: ModelFile) throws {
-        let metadata = file.metadata
-        let path = file.sourcePath
-        let key = HandPoseClassifierSpecification.metadataKey
-        func problem(_ jsonPath: String, _ reason: String) -> ModelFileError {
-            ModelFileError.malformedMetadata(path: path, jsonPath: jsonPath, reason: reason)
-        }
-        guard metadata.task == .handPoseClassifier else {
-            throw problem("$.task", "expected '\(ModelTask.handPoseClassifier)', found '\(metadata.task)': this is not a hand-pose classifier")
-        }
-        guard let pose = metadata.input?.pose else { throw problem("$.input.pose", "missing: a hand-pose classifier needs a pose input") }
-        guard let jointSet = JointSet(names: pose.jointNames) else {
-            throw problem("$.input.pose.jointNames", "expected distinct, non-empty joint names")
-        }
-        guard !metadata.classLabels.isEmpty else { throw problem("$.classLabels", "expected at least one class label") }
-        let specification: HandPoseClassifierSpecification
-        do {
-            guard let decoded = try metadata.extraValue(key, as: HandPoseClassifierSpecification.self) else {
-                throw problem("$.extra.\(key)", "missing: the network and encoding are not described")
-            }
-            specification = decoded
-        } catch ModelFileError.malformedMetadata(_, let jsonPath, let reason) {
-            throw problem(jsonPath, reason)
-        }
+        let header = try PoseModelFileHeader<HandPoseClassifierModel>(file)
+        let (pose, jointSet, specification) = (header.pose, header.jointSet, header.specification)
         let encoding = specification.encoding
         guard encoding.jointCount == jointSet.count, encoding.keypointChannels == pose.keypointChannels,
               encoding.anchorJoint.map({ $0 >= 0 && $0 < jointSet.count }) ?? true,
               encoding.palmJoints.allSatisfy({ $0 >= 0 && $0 < jointSet.count }) else {
-            throw problem("$.extra.\(key).encoding",
+            throw header.specificationProblem("encoding",
                           "\(encoding.jointCount) joints with channels \(encoding.keypointChannels) do not match the input (\(jointSet.count) joints, \(pose.keypointChannels))")
         }
         let architecture = specification.architecture
         guard !architecture.hiddenSizes.isEmpty, architecture.hiddenSizes.allSatisfy({ $0 > 0 }),
               architecture.dropout >= 0, architecture.dropout < 1 else {
-            throw problem("$.extra.\(key).architecture", "not a valid network shape (hidden sizes must be positive, dropout in 0..<1)")
+            throw header.specificationProblem("architecture", "not a valid network shape (hidden sizes must be positive, dropout in 0..<1)")
         }
         var generator = SeededGenerator(seed: 0)
-        self.init(labels: metadata.classLabels, jointSet: jointSet, encoding: encoding, architecture: architecture,
+        self.init(labels: file.metadata.classLabels, jointSet: jointSet, encoding: encoding, architecture: architecture,
                   backgroundLabel: specification.backgroundLabel, generator: &generator)
-        try file.checkTensors(network.namedParameters.reduce(into: [:]) { $0[$1.name] = $1.parameter.value.shape })
-        try network.load(file.tensors)
+        try loadWeights(from: file)
     }
 
     /// Reads a model file and rebuilds the model (see `init(file:)`).
