@@ -59,6 +59,7 @@ let package = Package(
         .executableTarget(name: "coach-bench",
                           dependencies: ["CoachTraining", "CoachRuntime", "CBLAS",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          exclude: ["Peers"],
                           swiftSettings: numericSettings),
 
         .target(name: "TestSupport", dependencies: ["CoachNN", "CoachModels"], path: "Tests/TestSupport"),

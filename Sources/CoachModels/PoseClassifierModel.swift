@@ -33,6 +33,12 @@ extension PoseClassifierModel {
     /// `extra.<specificationKey>`, plus `training`, `metrics` and `extra` given here) and weights.
     public func modelFile(name: String? = nil, training: [String: JSONValue] = [:], metrics: [String: Double] = [:],
                           extra: [String: JSONValue] = [:]) throws -> ModelFile {
+        try poseModelFile(name: name, training: training, metrics: metrics, extra: extra)
+    }
+
+    /// The network's model file (what `modelFile` writes unless a model adds tensors of its own).
+    public func poseModelFile(name: String?, training: [String: JSONValue], metrics: [String: Double],
+                              extra: [String: JSONValue]) throws -> ModelFile {
         var allExtra = extra
         allExtra[Self.specificationKey] = try JSONValue(encoding: specification)
         let metadata = ModelMetadata(task: Self.task, name: name, classLabels: labels, input: inputSpecification,

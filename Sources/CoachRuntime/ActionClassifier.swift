@@ -33,7 +33,8 @@ public final class ActionClassifier {
     /// Predictions whose confidence is below this have a nil `label` (default 0: always labelled).
     public var confidenceThreshold: Float = 0
     /// The origin of the coordinates given to `append`; `.bottomLeft` (Vision's) flips y to 1 − y.
-    public var keypointOrigin: KeypointOrigin = .topLeft
+    /// Defaults to the origin of the keypoints the model was trained on.
+    public var keypointOrigin: KeypointOrigin
     /// A pose arriving this many seconds after the previous one starts a new window (the person
     /// was lost); default 0.5 s.
     public var maximumGap: Double = 0.5
@@ -55,6 +56,7 @@ public final class ActionClassifier {
     public init(model: ActionClassifierModel) {
         self.model = model
         self.stride = model.defaultWindowStride
+        self.keypointOrigin = model.keypointOrigin
         self.resampler = PoseStreamResampler(frameRate: model.frameRate)
     }
 

@@ -14,7 +14,7 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, detector; slow re-measurements of alternatives: action-compare, hand-compare, hand-action-compare, detector-experiments; detector-quick.")
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, detector; slow re-measurements of alternatives: action-peers (Coach beside aeon's MiniRocket/MultiRocket), action-compare, hand-compare, hand-action-compare, detector-experiments; detector-quick.")
     var only: String = "tensor,backbone,imageclassifier,action,detector"
 
     @Option(help: "The imported backbone model file.")
@@ -54,6 +54,7 @@ struct Bench: ParsableCommand {
     var threads: String = "1,2"
 
     func run() throws {
+        setvbuf(stdout, nil, _IOLBF, 0)   // a line at a time, also into a pipe or log
         print("OpenBLAS kernels: \(BLASConfiguration.coreName)")
         if let forced = ProcessInfo.processInfo.environment["OPENBLAS_CORETYPE"], BLASConfiguration.cpuHasAVX512,
            forced.lowercased() != "skylakex" {
@@ -77,6 +78,10 @@ struct Bench: ParsableCommand {
         }
         if groups.contains("action-compare") {
             try ActionComparison.run(sharedPath: shared, seeds: [0, 1])
+        }
+        if groups.contains("action-peers") {
+            try ActionPeerComparison.run(sharedPath: shared, peerPython: peerPython,
+                                         seeds: seeds.split(separator: ",").compactMap { UInt64($0) })
         }
         if groups.contains("hand-compare") {
             try HandPoseComparison.run(sharedPath: shared, seeds: seeds.split(separator: ",").compactMap { UInt64($0) },

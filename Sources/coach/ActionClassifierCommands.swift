@@ -7,9 +7,10 @@ import Foundation
 
 /// `coach evaluate` and `coach predict` for action classifiers.
 enum ActionClassifierCommands: TaskCommandHandler {
-    /// Reading options from the shared pose flags (the model's frame rate when none is given).
+    /// Reading options from the shared pose flags (the model's frame rate and the keypoint origin
+    /// it was trained with when none is given).
     static func readingOptions(frameRate: Double?, keypointOrigin: String?, model: ActionClassifierModel) throws -> PoseReadingOptions {
-        var origin = KeypointOrigin.topLeft
+        var origin = model.keypointOrigin
         if let keypointOrigin {
             guard let parsed = KeypointOrigin(rawValue: keypointOrigin) else {
                 throw ValidationError("--keypoint-origin must be top-left or bottom-left, not '\(keypointOrigin)'")
@@ -29,6 +30,7 @@ enum ActionClassifierCommands: TaskCommandHandler {
         let source = URL(fileURLWithPath: data.data ?? data.annotations ?? "")
         let dataset = data.data != nil ? try PoseDataset.load(source, options: options)
                                        : try PoseDataset.loadAnnotations(source, options: options)
+        warnIfUpsideDown(model, sequences: dataset.examples.map(\.sequence), origin: options.keypointOrigin)
         let evaluation = try ActionClassifierEvaluation.evaluate(model, on: dataset, observer: Console.observer(quiet: json))
         if json {
             try Console.printJSON(evaluation)
@@ -40,6 +42,16 @@ enum ActionClassifierCommands: TaskCommandHandler {
         if evaluation.paddedExampleCount > 0 {
             Console.print("padded: \(evaluation.paddedExampleCount) of \(evaluation.metrics.count) segments are shorter than the window and were padded with zero poses")
         }
+    }
+
+    /// Warns when `sequences` look upside down next to the model's training data (their joints'
+    /// mean heights anti-correlate with the training profile), as a wrong keypoint origin makes them.
+    static func warnIfUpsideDown(_ model: ActionClassifierModel, sequences: [PoseSequence], origin: KeypointOrigin) {
+        let windows = sequences.compactMap { try? model.windows(covering: $0, stride: model.windowLength) }.flatMap { $0 }
+        guard let agreement = model.orientationAgreement(with: windows), agreement < -0.3 else { return }
+        Console.warning("these poses look upside down next to the training data (the joints' mean heights correlate at "
+                        + "\(String(format: "%.2f", agreement)) with training's): they were read with --keypoint-origin "
+                        + "\(origin.rawValue), the model was trained on \(model.keypointOrigin.rawValue) keypoints; check --keypoint-origin")
     }
 
     /// One clip's predictions, as `--json` prints them.
@@ -61,8 +73,9 @@ enum ActionClassifierCommands: TaskCommandHandler {
         if let threshold = options.confidenceThreshold { classifier.confidenceThreshold = Float(threshold) }
         let reading = try readingOptions(frameRate: options.frameRate, keypointOrigin: options.keypointOrigin, model: classifier.model)
         var results: [ClipPredictions] = []
-        for input in options.inputs {
-            let sequence = try PoseClipReader.read(URL(fileURLWithPath: input), options: reading)
+        let sequences = try options.inputs.map { try PoseClipReader.read(URL(fileURLWithPath: $0), options: reading) }
+        warnIfUpsideDown(classifier.model, sequences: sequences, origin: reading.keypointOrigin)
+        for (input, sequence) in zip(options.inputs, sequences) {
             let predictions = try classifier.predictions(for: sequence)
             let windows = predictions.map { p in
                 ClipPredictions.Window(start: p.startTime, end: p.endTime, label: p.label, topLabel: p.topLabel,

@@ -116,6 +116,7 @@ struct ActionTrainingOptions: ParsableArguments {
         try FileManager.default.createDirectory(at: outputURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         let checkpoint = ActionClassifierTrainer.checkpointURL(for: outputURL)
         let result = try trainer.train(on: dataset, checkpoint: checkpoint, resume: resume)
+        result.model.keypointOrigin = options.keypointOrigin
         try ActionTrainingOptions.write(result, to: outputURL, removing: checkpoint)
     }
 

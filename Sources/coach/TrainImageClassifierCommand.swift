@@ -19,8 +19,9 @@ struct TrainImageClassifierCommand: ParsableCommand {
         augmented view, and cached on disk (--feature-cache; default ~/.cache/coach/features),
         so re-training with other options is fast, and an interrupted run resumes by
         running the same command again. The head is L2-regularised logistic regression
-        (L-BFGS; --max-iterations steps) or a small MLP (--max-iterations epochs); the
-        weights with the best validation loss are kept (early stopping).
+        (L-BFGS to convergence, its L2 penalty chosen by 5-fold cross-validation over the
+        training images, then refitted with the held-out validation images added) or a
+        small MLP (--max-iterations epochs; the epoch with the best validation loss is kept).
 
         --augment takes a comma-separated list of: flip, rotate, crop, translate, exposure,
         contrast, saturation, blur, noise. Each adds one augmented copy of every training
@@ -46,14 +47,14 @@ struct TrainImageClassifierCommand: ParsableCommand {
     @Option(help: "The head: logistic (default) or mlp.")
     var classifier: ImageClassifierKind = .logistic
 
-    @Option(help: "Maximum iterations (L-BFGS steps, or MLP epochs).")
-    var maxIterations: Int = 25
+    @Option(help: "Maximum iterations: L-BFGS steps (default 500: to convergence) or MLP epochs (default 25).")
+    var maxIterations: Int?
 
     @Option(help: "The seed every random choice flows from.")
     var seed: UInt64 = 0
 
-    @Option(help: "L2 penalty of the logistic head (on standardised features).")
-    var l2Penalty: Double = 0.01
+    @Option(help: "L2 penalty of the logistic head on standardised features (default: chosen by 5-fold cross-validation).")
+    var l2Penalty: Double?
 
     @Option(help: "Hidden units of the MLP head.")
     var hiddenUnits: Int = 256
@@ -77,7 +78,8 @@ struct TrainImageClassifierCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if maxIterations < 1 { throw ValidationError("--max-iterations must be at least 1") }
+        if let maxIterations, maxIterations < 1 { throw ValidationError("--max-iterations must be at least 1") }
+        if let l2Penalty, !(l2Penalty >= 0 && l2Penalty.isFinite) { throw ValidationError("--l2-penalty must be ≥ 0") }
         if !(validationFraction > 0 && validationFraction < 1) { throw ValidationError("--validation-fraction must be between 0 and 1") }
         if noFeatureCache && featureCache != nil { throw ValidationError("--feature-cache and --no-feature-cache cannot be combined") }
     }

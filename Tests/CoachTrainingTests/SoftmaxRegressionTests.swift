@@ -36,6 +36,31 @@ final class SoftmaxRegressionTests: XCTestCase {
         }
     }
 
+    /// With sample weights the loss is the weighted mean, and its gradient matches finite differences;
+    /// doubling a row's weight equals repeating the row.
+    func testWeightedGradientMatchesFiniteDifferencesAndRepetition() {
+        let (x, y) = problem(seed: 3, rows: 12)
+        let regression = SoftmaxRegression(l2Penalty: 0.05)
+        var generator = SeededGenerator(seed: 4)
+        let weights = (0..<12).map { _ in generator.nextUniform(0.2, 3) }
+        let packed = (0..<(5 * 3 + 3)).map { _ in generator.nextUniform(-0.5, 0.5) }
+        let analytic = regression.objective(packed, features: x, labels: y, classCount: 3, sampleWeights: weights).gradient
+        for index in packed.indices {
+            var plus = packed, minus = packed
+            plus[index] += 1e-2; minus[index] -= 1e-2
+            let numeric = (regression.objective(plus, features: x, labels: y, classCount: 3, sampleWeights: weights).value
+                           - regression.objective(minus, features: x, labels: y, classCount: 3, sampleWeights: weights).value) / 2e-2
+            XCTAssertEqual(Double(analytic[index]), numeric, accuracy: 2e-3, "parameter \(index)")
+        }
+        var doubled = [Float](repeating: 1, count: 12)
+        doubled[0] = 2
+        let repeated = Tensor(shape: [13, 5], scalars: x.scalars + Array(x.scalars[0..<5]))
+        let a = regression.objective(packed, features: x, labels: y, classCount: 3, sampleWeights: doubled)
+        let b = regression.objective(packed, features: repeated, labels: y + [y[0]], classCount: 3)
+        XCTAssertEqual(a.value, b.value, accuracy: 1e-5)
+        for (g, h) in zip(a.gradient, b.gradient) { XCTAssertEqual(g, h, accuracy: 1e-5) }
+    }
+
     func testConvergesToTheRegularisedOptimum() {
         let (x, y) = problem(seed: 5)
         let regression = SoftmaxRegression(l2Penalty: 0.05)

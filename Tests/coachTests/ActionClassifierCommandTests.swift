@@ -43,6 +43,37 @@ final class ActionClassifierCommandTests: XCTestCase {
                                  "--seed", "3"] + extra)
     }
 
+    /// A model trained on bottom-left (Vision) keypoints records that origin; `evaluate` reads new
+    /// data the same way without being told, and warns when told an origin that turns the poses
+    /// upside down relative to training.
+    func testKeypointOriginIsRecordedAndUpsideDownDataIsWarnedAbout() throws {
+        let directory = try temporaryDirectory(self)
+        let data = try Self.writeDataset(in: directory)
+        let model = directory.appendingPathComponent("vision.h5")
+        let trained = try train(data, output: model, extra: ["--keypoint-origin", "bottom-left"])
+        XCTAssertEqual(trained.exitCode, 0, trained.standardError)
+        let inspected = try CoachExecutable.run(["inspect", model.path, "--json"])
+        XCTAssertTrue(inspected.standardOutput.contains("\"keypointOrigin\" : \"bottom-left\"")
+                      || inspected.standardOutput.contains("\"keypointOrigin\":\"bottom-left\""), inspected.standardOutput)
+
+        func accuracy(_ result: CoachExecutable.Result) throws -> Double {
+            let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+            return try XCTUnwrap(object?["accuracy"] as? Double, result.standardOutput)
+        }
+        let defaulted = try CoachExecutable.run(["evaluate", model.path, "--data", data.path, "--json"])
+        XCTAssertEqual(defaulted.exitCode, 0, defaulted.standardError)
+        XCTAssertFalse(defaulted.standardError.contains("upside down"), defaulted.standardError)
+        let explicit = try CoachExecutable.run(["evaluate", model.path, "--data", data.path, "--json",
+                                                "--keypoint-origin", "bottom-left"])
+        XCTAssertEqual(try accuracy(defaulted), try accuracy(explicit))
+        XCTAssertGreaterThan(try accuracy(defaulted), 0.8)
+
+        let flipped = try CoachExecutable.run(["evaluate", model.path, "--data", data.path, "--keypoint-origin", "top-left"])
+        XCTAssertEqual(flipped.exitCode, 0, flipped.standardError)
+        XCTAssertTrue(flipped.standardError.contains("warning: these poses look upside down"), flipped.standardError)
+        XCTAssertTrue(flipped.standardError.contains("trained on bottom-left keypoints"), flipped.standardError)
+    }
+
     func testTrainEvaluateAndPredict() throws {
         let directory = try temporaryDirectory(self)
         let data = try Self.writeDataset(in: directory)

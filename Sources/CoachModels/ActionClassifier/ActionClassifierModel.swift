@@ -29,6 +29,18 @@ public final class ActionClassifierModel: PoseClassifierModel {
     public let backgroundLabel: String?
     /// The network.
     public let network: ActionClassifierNetwork
+    /// The random-convolution head whose probabilities are averaged with the network's (nil:
+    /// the network alone). Training fits it after the network.
+    public var randomConvolution: RandomConvolutionHead?
+    /// The head's share of the averaged probabilities (training chooses it on the validation clips;
+    /// 0 or 1 measure one member alone).
+    public var randomConvolutionWeight: Float = 0.5
+    /// The origin of the keypoints the model was trained on, as its training files gave them
+    /// (inside Coach poses are always top-left; evaluation and prediction default to this).
+    public var keypointOrigin: KeypointOrigin = .topLeft
+    /// Each joint's mean height in the training windows as the encoding normalises them (top-left
+    /// origin: negative is up), for telling when new poses are upside down (nil: not recorded).
+    public var referenceJointHeights: [Float]?
 
     /// A freshly initialised model for `labels` over `jointSet`.
     public init(labels: [String], jointSet: JointSet, frameRate: Double, encoding: ActionInputEncoding,
@@ -55,13 +67,16 @@ public final class ActionClassifierModel: PoseClassifierModel {
     /// The specification stored in the model file.
     public var specification: ActionClassifierSpecification {
         ActionClassifierSpecification(architecture: architecture, encoding: encoding, jointSetKind: jointSet.kind,
-                                      backgroundLabel: backgroundLabel)
+                                      backgroundLabel: backgroundLabel,
+                                      randomConvolutionFeatures: randomConvolution?.transform.featureCount,
+                                      randomConvolutionWeight: randomConvolution == nil ? nil : randomConvolutionWeight,
+                                      referenceJointHeights: referenceJointHeights)
     }
 
     /// The model's input description for the model file.
     public var inputSpecification: InputSpecification {
         InputSpecification(pose: PoseInputSpecification(windowLength: windowLength, frameRate: frameRate,
-                                                        jointNames: jointSet.names, keypointOrigin: .topLeft,
+                                                        jointNames: jointSet.names, keypointOrigin: keypointOrigin,
                                                         keypointChannels: encoding.keypointChannels))
     }
 
@@ -73,9 +88,59 @@ public final class ActionClassifierModel: PoseClassifierModel {
     }
 
     /// Class probabilities for each window (inference mode), in `labels` order; `batchSize`
-    /// windows are run together.
+    /// windows are run together. With a random-convolution head, the mean of its probabilities
+    /// and the network's.
     public func probabilities(for windows: [PoseWindow], batchSize: Int = 64) -> [[Float]] {
-        batchedProbabilities(for: windows, batchSize: batchSize)
+        let network = batchedProbabilities(for: windows, batchSize: batchSize)
+        guard let head = randomConvolution, !windows.isEmpty else { return network }
+        let classes = labels.count
+        let headProbabilities = ComputeThreads.withSingleThreadedBLAS {
+            head.logits(encoded: encoding.encode(windows), encoding: encoding).softmax(axis: -1)
+        }
+        return headProbabilities.withUnsafeBufferPointer { p in
+            network.enumerated().map { n, row in
+                (0..<classes).map { c in (1 - randomConvolutionWeight) * row[c] + randomConvolutionWeight * p[n * classes + c] }
+            }
+        }
+    }
+
+    // MARK: - Keypoint orientation
+
+    /// Each joint's mean height (normalised y, top-left origin) over the detected joints of
+    /// `windows`, or nil for joints never detected.
+    public func jointHeights(of windows: [PoseWindow]) -> [Float?] {
+        var sums = [Double](repeating: 0, count: jointSet.count), counts = [Int](repeating: 0, count: jointSet.count)
+        for window in windows {
+            let (centre, scale) = encoding.normalizer(for: window)
+            for t in 0..<window.frameCount {
+                for j in 0..<window.jointCount where window.confidence[t * window.jointCount + j] > 0 {
+                    sums[j] += Double((window.y[t * window.jointCount + j] - centre.y) / scale)
+                    counts[j] += 1
+                }
+            }
+        }
+        return zip(sums, counts).map { $1 == 0 ? nil : Float($0 / Double($1)) }
+    }
+
+    /// How `windows`' joint heights compare with the training data's: the correlation of the
+    /// two profiles over joints seen in both (near 1: same way up; clearly negative: the poses
+    /// are upside down relative to training, as when the keypoint origin is wrong). Nil when the
+    /// model recorded no profile, or fewer than three joints vary.
+    public func orientationAgreement(with windows: [PoseWindow]) -> Double? {
+        guard let reference = referenceJointHeights, reference.count == jointSet.count else { return nil }
+        let heights = jointHeights(of: windows)
+        var pairs: [(Double, Double)] = []
+        for (r, h) in zip(reference, heights) { if let h { pairs.append((Double(r), Double(h))) } }
+        guard pairs.count >= 3 else { return nil }
+        let meanA = pairs.map(\.0).reduce(0, +) / Double(pairs.count), meanB = pairs.map(\.1).reduce(0, +) / Double(pairs.count)
+        var covariance = 0.0, varianceA = 0.0, varianceB = 0.0
+        for (a, b) in pairs {
+            covariance += (a - meanA) * (b - meanB)
+            varianceA += (a - meanA) * (a - meanA)
+            varianceB += (b - meanB) * (b - meanB)
+        }
+        guard varianceA > 1e-9, varianceB > 1e-9 else { return nil }
+        return covariance / (varianceA * varianceB).squareRoot()
     }
 
     // MARK: - Model files
@@ -106,10 +171,42 @@ public final class ActionClassifierModel: PoseClassifierModel {
             throw header.specificationProblem("architecture",
                           "not a valid network shape for \(jointSet.count) joints")
         }
+        if let heights = specification.referenceJointHeights, heights.count != jointSet.count || !heights.allSatisfy(\.isFinite) {
+            throw header.specificationProblem("referenceJointHeights", "expected \(jointSet.count) finite numbers, one per joint")
+        }
         var generator = SeededGenerator(seed: 0)
         self.init(labels: file.metadata.classLabels, jointSet: jointSet, frameRate: frameRate, encoding: encoding,
                   architecture: architecture, backgroundLabel: specification.backgroundLabel, generator: &generator)
-        try loadWeights(from: file)
+        keypointOrigin = pose.keypointOrigin
+        referenceJointHeights = specification.referenceJointHeights
+        var networkFile = file
+        networkFile.tensors = file.tensors.filter { !RandomConvolutionHead.owns($0.key) }
+        try loadWeights(from: networkFile)
+        if let features = specification.randomConvolutionFeatures {
+            let head = try RandomConvolutionHead(file: file, encoding: encoding, classCount: labels.count)
+            guard head.transform.featureCount == features else {
+                throw header.specificationProblem("randomConvolutionFeatures",
+                                                  "says \(features) features but the stored head has \(head.transform.featureCount)")
+            }
+            randomConvolution = head
+            if let weight = specification.randomConvolutionWeight {
+                guard weight >= 0 && weight <= 1 else {
+                    throw header.specificationProblem("randomConvolutionWeight", "expected a number in 0…1, found \(weight)")
+                }
+                randomConvolutionWeight = weight
+            }
+        } else if let stray = file.tensors.keys.sorted().first(where: RandomConvolutionHead.owns) {
+            throw ModelFileError.invalidTensor(path: file.sourcePath, name: stray,
+                                               reason: "unexpected: the specification has no random-convolution head")
+        }
+    }
+
+    /// The model as a model file: the network's weights plus the random-convolution head's.
+    public func modelFile(name: String? = nil, training: [String: JSONValue] = [:], metrics: [String: Double] = [:],
+                          extra: [String: JSONValue] = [:]) throws -> ModelFile {
+        var file = try poseModelFile(name: name, training: training, metrics: metrics, extra: extra)
+        if let randomConvolution { file.tensors.merge(randomConvolution.tensors) { $1 } }
+        return file
     }
 
     /// Reads a model file and rebuilds the model (see `init(file:)`).

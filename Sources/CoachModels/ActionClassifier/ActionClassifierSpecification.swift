@@ -14,13 +14,25 @@ public struct ActionClassifierSpecification: Codable, Equatable, Hashable, Senda
     public var jointSetKind: JointSet.Kind
     /// The class treated as background during training, if any.
     public var backgroundLabel: String?
+    /// Features of the random-convolution head whose probabilities are averaged with the
+    /// network's (nil: the network alone; files written before the ensemble have none).
+    public var randomConvolutionFeatures: Int?
+    /// The head's share of the averaged probabilities (nil: 0.5).
+    public var randomConvolutionWeight: Float?
+    /// Each joint's mean normalised height in the training windows (see
+    /// `ActionClassifierModel.orientationAgreement`); nil in files written before it existed.
+    public var referenceJointHeights: [Float]?
 
     /// A specification of `architecture` over `encoding`.
     public init(architecture: ActionClassifierArchitecture, encoding: ActionInputEncoding, jointSetKind: JointSet.Kind,
-                backgroundLabel: String? = nil) {
+                backgroundLabel: String? = nil, randomConvolutionFeatures: Int? = nil, randomConvolutionWeight: Float? = nil,
+                referenceJointHeights: [Float]? = nil) {
         self.architecture = architecture
         self.encoding = encoding
         self.jointSetKind = jointSetKind
         self.backgroundLabel = backgroundLabel
+        self.randomConvolutionFeatures = randomConvolutionFeatures
+        self.randomConvolutionWeight = randomConvolutionWeight
+        self.referenceJointHeights = referenceJointHeights
     }
 }

@@ -63,6 +63,7 @@ public struct ActionClassifierTrainer {
         var splitGenerator = root.fork()
         var initGenerator = root.fork()
         let iterationSeedBase = root.next()
+        let headSeed = root.next()
 
         // Validation split (stratified, seeded).
         var trainingItems = Array(examples.indices), validationItems: [Int] = []
@@ -117,8 +118,39 @@ public struct ActionClassifierTrainer {
             },
             score: { loss, accuracy in ActionClassifierTrainer.score(accuracy: accuracy, loss: loss, metric: config.earlyStoppingMetric) },
             observer: observer)
-        return try loop.run(checkpoint: checkpoint, resume: resume, shouldContinue: shouldContinue,
-                            trainingCount: trainingItems.count, validationCount: validationItems.count, unit: "examples")
+        var result = try loop.run(checkpoint: checkpoint, resume: resume, shouldContinue: shouldContinue,
+                                  trainingCount: trainingItems.count, validationCount: validationItems.count, unit: "examples")
+        guard !result.interrupted else { return result }
+        model.referenceJointHeights = model.jointHeights(of: trainingItems.map { sampler.window(of: prepared[$0], startingAt: 0) })
+            .map { $0 ?? 0 }
+        if config.randomConvolutionFeatures > 0 {
+            let fitting = RandomConvolutionFitting(featureCount: config.randomConvolutionFeatures, sampler: sampler,
+                                                   encoding: encoding, augmenter: augmenter, observer: observer)
+            var headGenerator = SeededGenerator(seed: headSeed)
+            model.randomConvolution = ComputeThreads.withSingleThreadedBLAS {
+                fitting.fit(sequences: trainingItems.map { prepared[$0] }, targets: trainingItems.map { targets[$0] },
+                            groups: trainingItems.map { examples[$0].clipIndex }, classCount: labels.count,
+                            generator: &headGenerator)
+            }
+            if !validationItems.isEmpty {
+                // The head's share of the mean: the one with the lowest validation loss (the
+                // validation clips were seen by neither member's fit).
+                var best: (weight: Float, loss: Double, accuracy: Double)? = nil
+                for weight: Float in [0.5, 0.25, 0.75] {
+                    model.randomConvolutionWeight = weight
+                    let scores = ActionClassifierTrainer.validate(model, windows: validationWindows, owners: validationOwners,
+                                                                  targets: validationTargets)
+                    if best == nil || scores.loss < best!.loss - 1e-9 { best = (weight, scores.loss, scores.accuracy) }
+                }
+                model.randomConvolutionWeight = best!.weight
+                observer?(.note("ensemble: the random-convolution head's share of the probabilities is \(best!.weight), chosen on the validation clips"))
+                let ensemble = (loss: best!.loss, accuracy: best!.accuracy)
+                if let accuracy = result.metrics["validation.accuracy"] { result.metrics["validation.networkAccuracy"] = accuracy }
+                result.metrics["validation.loss"] = ensemble.loss
+                result.metrics["validation.accuracy"] = ensemble.accuracy
+            }
+        }
+        return result
     }
 
     /// The early-stopping score (higher is better): accuracy with ties broken by lower loss, or minus the loss.

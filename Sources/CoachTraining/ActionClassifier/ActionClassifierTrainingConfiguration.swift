@@ -62,6 +62,10 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
     /// How the windows' chirality is used (`.ignore` by default: a mirrored motion may be another
     /// class, as clockwise and counter-clockwise circles are).
     public var chirality: ChiralityHandling = .ignore
+    /// Features of the random-convolution head (MiniRocket-style kernels, a PPV and an MPV per
+    /// bias, then a logistic regression) whose probabilities are averaged with the network's;
+    /// 0 trains the network alone.
+    public var randomConvolutionFeatures: Int = 10_000
     /// Frames between evaluation windows (nil: a quarter window).
     public var evaluationStride: Int? = nil
     /// The seed every random choice flows from.
@@ -92,6 +96,9 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
         if let strides, strides.contains(where: { $0 < 1 }) { list.append("strides must be at least 1") }
         if let temporalKernelSize, temporalKernelSize < 1 { list.append("the temporal kernel must span at least 1 frame") }
         if let dropout, !(dropout >= 0 && dropout < 1) { list.append("dropout must be in 0..<1 (got \(dropout))") }
+        if randomConvolutionFeatures < 0 || (randomConvolutionFeatures > 0 && randomConvolutionFeatures < 168) || randomConvolutionFeatures > 100_000 {
+            list.append("random-convolution features must be 0 (off) or 168…100000 (got \(randomConvolutionFeatures))")
+        }
         if let stride = evaluationStride, stride < 1 { list.append("the evaluation stride must be at least 1 frame (got \(stride))") }
         return list
     }
@@ -150,6 +157,7 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
             "architecture": .string(architecture?.rawValue ?? "automatic"),
             "includesVelocity": .bool(includesVelocity),
             "chirality": .string(chirality.rawValue),
+            "randomConvolutionFeatures": .number(Double(randomConvolutionFeatures)),
             "seed": .string(String(seed)),
         ]
         if let channels { values["channels"] = .array(channels.map { .number(Double($0)) }) }

@@ -10,6 +10,10 @@ struct HeadTrainingData {
     var validation: Tensor?
     var validationLabels: [Int]
     var classCount: Int
+    /// For each training row, the image it is a view of (rows of one image share a fold).
+    var trainingGroups: [Int]
+    /// For each training row, whether it is the image's original (unaugmented) view.
+    var trainingIsOriginal: [Bool]
 }
 
 /// The outcome of fitting a head: its layers on standardised features, the history, and
@@ -35,35 +39,85 @@ func lossAndAccuracy(logits: Tensor, labels: [Int]) -> (loss: Double, accuracy: 
     return (loss / Double(labels.count), Double(correct) / Double(labels.count))
 }
 
-/// Fits the logistic head by L-BFGS, with early stopping on the validation loss.
+/// Fits the logistic head by L-BFGS to convergence (at most `effectiveMaximumIterations` steps)
+/// with the configured L2 penalty, or the one `chooseL2Penalty` picks. The validation images are
+/// only measured (the optimum of a convex problem needs no early stopping).
 func fitLogisticHead(_ data: HeadTrainingData, configuration: ImageClassifierTrainingConfiguration,
-                     observer: TrainingObserver?) -> HeadFit {
-    let regression = SoftmaxRegression(l2Penalty: configuration.l2Penalty)
-    var stopping = EarlyStopping(patience: configuration.earlyStoppingPatience, minimumDelta: 1e-4, higherIsBetter: false)
-    var best: SoftmaxRegression.Parameters?
+                     observer: TrainingObserver?) -> (fit: HeadFit, penalty: Double) {
+    let penalty = configuration.l2Penalty ?? chooseL2Penalty(data, configuration: configuration, observer: observer)
+    let regression = SoftmaxRegression(l2Penalty: penalty)
     var history: [IterationSummary] = []
-    let total = configuration.maximumIterations
+    let total = configuration.effectiveMaximumIterations
     let fit = regression.fit(features: data.training, labels: data.trainingLabels, classCount: data.classCount,
                              maximumIterations: total) { iteration, parameters, loss in
-        let trainingAccuracy = lossAndAccuracy(logits: parameters.logits(data.training), labels: data.trainingLabels).accuracy
         var summary = IterationSummary(iteration: iteration, totalIterations: total, trainingLoss: loss,
-                                       trainingAccuracy: trainingAccuracy)
+                                       trainingAccuracy: lossAndAccuracy(logits: parameters.logits(data.training),
+                                                                         labels: data.trainingLabels).accuracy)
         if let validation = data.validation {
             let result = lossAndAccuracy(logits: parameters.logits(validation), labels: data.validationLabels)
             summary.validationLoss = result.loss
             summary.validationAccuracy = result.accuracy
-            summary.isBest = stopping.record(result.loss, iteration: iteration)
-            if summary.isBest { best = parameters }
         }
         history.append(summary)
         observer?(.iteration(summary))
-        return data.validation == nil || !stopping.shouldStop
+        return true
     }
-    let kept = best ?? fit.parameters
-    let stoppedEarly = fit.termination == .stopped
     if fit.termination == .converged { observer?(.note("the logistic regression converged after \(history.count) iterations")) }
-    return HeadFit(layers: [ImageClassifierHead.Layer(weight: kept.weight, bias: kept.bias)], history: history,
-                   bestIteration: data.validation == nil ? nil : stopping.bestIteration, stoppedEarly: stoppedEarly)
+    let layers = [ImageClassifierHead.Layer(weight: fit.parameters.weight, bias: fit.parameters.bias)]
+    return (HeadFit(layers: layers, history: history, bestIteration: nil, stoppedEarly: false), penalty)
+}
+
+/// The L2 penalty (of `ImageClassifierTrainingConfiguration.l2PenaltyCandidates`) with the lowest
+/// held-out log loss in a cross-validation over the training images: folds of whole images (an
+/// image's augmented views stay with it), scored on the held-out images' original views; each
+/// fold fits the penalties from largest to smallest, each starting from the previous weights.
+func chooseL2Penalty(_ data: HeadTrainingData, configuration: ImageClassifierTrainingConfiguration,
+                     observer: TrainingObserver?) -> Double {
+    let candidates = ImageClassifierTrainingConfiguration.l2PenaltyCandidates
+    var images = Array(Set(data.trainingGroups)).sorted()
+    let folds = min(configuration.crossValidationFolds, images.count)
+    guard folds >= 2 else { return 0.01 }
+    var generator = SeededGenerator(seed: configuration.seed ^ 0x6C32_5045_4E41_4C54)
+    generator.shuffle(&images)
+    var foldOf: [Int: Int] = [:]
+    for (position, image) in images.enumerated() { foldOf[image] = position % folds }
+    let width = data.training.shape[1]
+    var losses = [Double](repeating: 0, count: candidates.count)
+    for fold in 0..<folds {
+        let rows = data.trainingGroups.indices
+        let training = rows.filter { foldOf[data.trainingGroups[$0]] != fold }
+        let held = rows.filter { foldOf[data.trainingGroups[$0]] == fold && data.trainingIsOriginal[$0] }
+        guard !held.isEmpty, !training.isEmpty else { continue }
+        let trainingFeatures = data.training.rows(training, width: width)
+        let heldFeatures = data.training.rows(held, width: width)
+        var start: SoftmaxRegression.Parameters? = nil
+        for (index, penalty) in candidates.enumerated() {
+            let fit = SoftmaxRegression(l2Penalty: penalty).fit(
+                features: trainingFeatures, labels: training.map { data.trainingLabels[$0] }, classCount: data.classCount,
+                maximumIterations: configuration.effectiveMaximumIterations, start: start)
+            start = fit.parameters
+            losses[index] += lossAndAccuracy(logits: fit.parameters.logits(heldFeatures),
+                                             labels: held.map { data.trainingLabels[$0] }).loss / Double(folds)
+        }
+    }
+    var best = 0
+    for index in candidates.indices where losses[index] < losses[best] - 1e-9 { best = index }
+    let table = zip(candidates, losses).map { "\($0): \(String(format: "%.4f", $1))" }.joined(separator: ", ")
+    observer?(.note("L2 penalty \(candidates[best]) chosen by \(folds)-fold cross-validation over the training images (held-out log loss \(table))"))
+    return candidates[best]
+}
+
+extension Tensor {
+    /// The rows `indices` of this [N, width] matrix.
+    func rows(_ indices: [Int], width: Int) -> Tensor {
+        Tensor(shape: [indices.count, width]) { out in
+            withUnsafeBufferPointer { values in
+                for (row, index) in indices.enumerated() {
+                    for column in 0..<width { out[row * width + column] = values[index * width + column] }
+                }
+            }
+        }
+    }
 }
 
 /// The MLP head: standardised features → dense (ReLU, dropout) → dense to classes.
@@ -98,7 +152,7 @@ func fitMLPHead(_ data: HeadTrainingData, configuration: ImageClassifierTraining
     let network = MLPHeadNetwork(inputs: data.training.shape[1], hiddenUnits: configuration.hiddenUnits,
                                  classes: data.classCount, dropout: Float(configuration.dropout), generator: &initGenerator)
     let optimizer = Adam.adamW(learningRate: Float(configuration.learningRate), weightDecay: 1e-2)
-    let total = configuration.maximumIterations
+    let total = configuration.effectiveMaximumIterations
     let rowCount = data.trainingLabels.count
     let stepsPerEpoch = (rowCount + configuration.batchSize - 1) / configuration.batchSize
     let schedule = CosineSchedule(base: Float(configuration.learningRate), totalSteps: max(1, total * stepsPerEpoch),

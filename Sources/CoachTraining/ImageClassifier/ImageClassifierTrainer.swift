@@ -162,20 +162,30 @@ public struct ImageClassifierTrainer {
         let data = HeadTrainingData(
             training: standardization.apply(rawTraining), trainingLabels: labelsOf(trainingRows),
             validation: validationRows.isEmpty ? nil : standardization.apply(extracted.tensor(rows: validationRows)),
-            validationLabels: labelsOf(validationRows), classCount: labels.count)
-        if data.validation == nil { emit(.warning("no validation images: training runs all \(config.maximumIterations) iterations without early stopping")) }
+            validationLabels: labelsOf(validationRows), classCount: labels.count,
+            trainingGroups: trainingRows.map { extracted.rowImages[$0] },
+            trainingIsOriginal: trainingRows.map { extracted.rowViews[$0].augmentationIndex == nil })
+        if data.validation == nil && config.classifier == .mlp {
+            emit(.warning("no validation images: training runs all \(config.effectiveMaximumIterations) iterations without early stopping"))
+        }
         emit(.note("training a \(config.classifier == .logistic ? "logistic regression" : "multilayer perceptron") head on \(trainingRows.count) feature vectors (\(views.count) view\(views.count == 1 ? "" : "s") per training image)"))
-        let fit = config.classifier == .logistic
-            ? fitLogisticHead(data, configuration: config, observer: observer)
-            : fitMLPHead(data, configuration: config, observer: observer)
-        var layers = fit.layers
-        layers[0] = standardization.folded(weight: layers[0].weight, bias: layers[0].bias)
-        let head = ImageClassifierHead(layers: layers)
+        var fit: HeadFit, penalty: Double? = nil
+        if config.classifier == .logistic {
+            (fit, penalty) = fitLogisticHead(data, configuration: config, observer: observer)
+        } else {
+            fit = fitMLPHead(data, configuration: config, observer: observer)
+        }
+        func head(_ layers: [ImageClassifierHead.Layer]) -> ImageClassifierHead {
+            var layers = layers
+            layers[0] = standardization.folded(weight: layers[0].weight, bias: layers[0].bias)
+            return ImageClassifierHead(layers: layers)
+        }
+        let measuredHead = head(fit.layers)
 
         // Metrics of the kept head, on raw features (as the runtime computes them).
         func metrics(_ rows: [Int]) -> (ClassificationMetrics, Double)? {
             guard !rows.isEmpty else { return nil }
-            let logits = head.logits(features: extracted.tensor(rows: rows))
+            let logits = measuredHead.logits(features: extracted.tensor(rows: rows))
             let truth = labelsOf(rows)
             return (ClassificationMetrics(task: ModelTask.imageClassifier.rawValue, classes: labels, truth: truth,
                                           predictions: logits.argmax(axis: 1)),
@@ -189,7 +199,21 @@ public struct ImageClassifierTrainer {
         let testMetrics = metrics(testRows)
         if let (m, loss) = testMetrics { metricValues["test.accuracy"] = m.accuracy; metricValues["test.loss"] = loss }
 
+        // The logistic head's optimum with the held-out validation images added back: validation
+        // measured the head above; the model keeps every training image.
+        var finalHead = measuredHead
+        if let penalty, heldOut, let validation = data.validation {
+            let features = Tensor.concatenate([data.training, validation], axis: 0)
+            let refit = SoftmaxRegression(l2Penalty: penalty).fit(
+                features: features, labels: data.trainingLabels + data.validationLabels, classCount: labels.count,
+                maximumIterations: config.effectiveMaximumIterations)
+            finalHead = head([ImageClassifierHead.Layer(weight: refit.parameters.weight, bias: refit.parameters.bias)])
+            emit(.note("refitted on the training and validation images together (L2 penalty \(penalty))"))
+        }
+
         var trainingMetadata = config.metadata
+        if let penalty { trainingMetadata["l2Penalty"] = .number(penalty) }
+        if finalHead != measuredHead { trainingMetadata["refittedWithValidation"] = .bool(true) }
         trainingMetadata["iterations"] = .number(Double(fit.history.count))
         if let best = fit.bestIteration { trainingMetadata["bestIteration"] = .number(Double(best)) }
         trainingMetadata["stoppedEarly"] = .bool(fit.stoppedEarly)
@@ -198,7 +222,7 @@ public struct ImageClassifierTrainer {
         trainingMetadata["validationImages"] = .number(Double(validationRows.count))
         trainingMetadata["validation"] = .string(heldOut ? "held out from the training folder" : "given")
         if !testRows.isEmpty { trainingMetadata["testImages"] = .number(Double(testRows.count)) }
-        let model = ImageClassifierModel(labels: labels, head: head, encoding: extraction.extractor.encoding,
+        let model = ImageClassifierModel(labels: labels, head: finalHead, encoding: extraction.extractor.encoding,
                                          backbone: ImageClassifierModel.reference(to: backbone), name: name,
                                          training: trainingMetadata, metrics: metricValues)
         return ImageClassifierTrainingResult(model: model, report: report, history: fit.history, bestIteration: fit.bestIteration,

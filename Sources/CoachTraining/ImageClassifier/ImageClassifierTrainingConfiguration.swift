@@ -14,16 +14,25 @@ public enum ImageClassifierKind: String, Codable, CaseIterable, Sendable {
 public struct ImageClassifierTrainingConfiguration: Codable, Equatable, Sendable {
     /// The head: logistic regression (default) or a small MLP.
     public var classifier: ImageClassifierKind = .logistic
-    /// At most this many iterations: L-BFGS steps (logistic) or epochs (MLP). Create ML's default is 25.
-    public var maximumIterations: Int = 25
+    /// At most this many iterations: L-BFGS steps (logistic) or epochs (MLP); nil: 500 steps for
+    /// the logistic head (it runs to convergence), 25 epochs for the MLP (Create ML's default).
+    public var maximumIterations: Int? = nil
     /// The seed every random choice flows from (validation split, augmentation, MLP init and batches).
     public var seed: UInt64 = 0
     /// Augmentations (names of `Augmentation`): each adds one augmented copy of every training
     /// image in which only that augmentation is applied with random parameters, as Create ML's
     /// augmentation options each add a copy of the training set.
     public var augmentations: [String] = []
-    /// The L2 penalty λ of the logistic head on standardised features (per-example loss).
-    public var l2Penalty: Double = 0.01
+    /// The L2 penalty λ of the logistic head on standardised features (per-example loss); nil
+    /// chooses it by cross-validation over the training images (`l2PenaltyCandidates`).
+    public var l2Penalty: Double? = nil
+    /// The penalties cross-validation chooses from.
+    public static let l2PenaltyCandidates: [Double] = [0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 0.0003]
+    /// Folds of the cross-validation that chooses the penalty.
+    public var crossValidationFolds: Int = 5
+
+    /// The iteration limit in force (`maximumIterations` or the head's default).
+    public var effectiveMaximumIterations: Int { maximumIterations ?? (classifier == .logistic ? 500 : 25) }
     /// Hidden units of the MLP head.
     public var hiddenUnits: Int = 256
     /// Dropout on the MLP's hidden layer during training.
@@ -46,8 +55,9 @@ public struct ImageClassifierTrainingConfiguration: Codable, Equatable, Sendable
     /// Every invalid value, described (empty when the configuration is usable).
     public var problems: [String] {
         var problems: [String] = []
-        if maximumIterations < 1 { problems.append("--max-iterations must be at least 1 (got \(maximumIterations))") }
-        if !(l2Penalty >= 0 && l2Penalty.isFinite) { problems.append("--l2-penalty must be ≥ 0 (got \(l2Penalty))") }
+        if let maximumIterations, maximumIterations < 1 { problems.append("--max-iterations must be at least 1 (got \(maximumIterations))") }
+        if let l2Penalty, !(l2Penalty >= 0 && l2Penalty.isFinite) { problems.append("--l2-penalty must be ≥ 0 (got \(l2Penalty))") }
+        if crossValidationFolds < 2 { problems.append("cross-validation needs at least 2 folds (got \(crossValidationFolds))") }
         if hiddenUnits < 1 { problems.append("--hidden-units must be at least 1 (got \(hiddenUnits))") }
         if !(0..<1).contains(dropout) { problems.append("--dropout must be in 0..<1 (got \(dropout))") }
         if !(learningRate > 0 && learningRate.isFinite) { problems.append("--learning-rate must be positive (got \(learningRate))") }
@@ -71,7 +81,7 @@ public struct ImageClassifierTrainingConfiguration: Codable, Equatable, Sendable
     public var metadata: [String: JSONValue] {
         var values: [String: JSONValue] = [
             "classifier": .string(classifier.rawValue),
-            "maxIterations": .number(Double(maximumIterations)),
+            "maxIterations": .number(Double(effectiveMaximumIterations)),
             "seed": seed < (1 << 53) ? .number(Double(seed)) : .string(String(seed)),
             "augmentations": .array(augmentations.map(JSONValue.string)),
             "validationFraction": .number(validationFraction),
@@ -79,7 +89,7 @@ public struct ImageClassifierTrainingConfiguration: Codable, Equatable, Sendable
         ]
         switch classifier {
         case .logistic:
-            values["l2Penalty"] = .number(l2Penalty)
+            values["l2Penalty"] = l2Penalty.map { .number($0) } ?? "cross-validated"
             values["solver"] = "l-bfgs on standardised features"
         case .mlp:
             values["hiddenUnits"] = .number(Double(hiddenUnits))

@@ -37,7 +37,7 @@ public struct PoseClassifierTrainingResult<Model: PoseClassifierModel, Configura
     public let unit: String
     /// Final numbers: `training.loss`, `training.accuracy` (of the last iteration, augmented),
     /// `validation.loss`, `validation.accuracy` (of the kept weights), `iterations`.
-    public let metrics: [String: Double]
+    public internal(set) var metrics: [String: Double]
     /// The configuration as model-file metadata.
     let configurationMetadata: [String: JSONValue]
 

@@ -30,21 +30,24 @@ public struct SoftmaxRegression: Sendable {
     }
 
     /// The objective's value (data loss + penalty), the data loss alone, and the gradient
-    /// for parameters packed as W (row-major D×C) then b.
-    public func objective(_ packed: [Float], features: Tensor, labels: [Int], classCount: Int)
-        -> (value: Double, loss: Double, gradient: [Float]) {
+    /// for parameters packed as W (row-major D×C) then b. With `sampleWeights`, the data loss is
+    /// the weighted mean `Σ wᵢ·lossᵢ / Σ wᵢ`.
+    public func objective(_ packed: [Float], features: Tensor, labels: [Int], classCount: Int,
+                          sampleWeights: [Float]? = nil) -> (value: Double, loss: Double, gradient: [Float]) {
         let parameters = unpack(packed, featureCount: features.shape[1], classCount: classCount)
         let n = labels.count
         let probabilities = parameters.logits(features).softmax(axis: -1)
         var loss = 0.0
-        var residual = probabilities.scalars  // P − Y, then divided by N
+        var residual = probabilities.scalars  // P − Y, then weighted and divided by the total weight
+        let totalWeight = sampleWeights.map { Double($0.reduce(0, +)) } ?? Double(n)
+        let scale = 1 / Float(max(totalWeight, 1e-12))
         for (row, label) in labels.enumerated() {
-            loss -= Foundation.log(max(Double(probabilities.scalars[row * classCount + label]), 1e-30))
+            let weight = sampleWeights?[row] ?? 1
+            loss -= Double(weight) * Foundation.log(max(Double(probabilities.scalars[row * classCount + label]), 1e-30))
             residual[row * classCount + label] -= 1
+            for c in 0..<classCount { residual[row * classCount + c] *= weight * scale }
         }
-        loss /= Double(max(n, 1))
-        let scale = 1 / Float(max(n, 1))
-        for index in residual.indices { residual[index] *= scale }
+        loss /= max(totalWeight, 1e-12)
         let residualTensor = Tensor(shape: [n, classCount], scalars: residual)
         let weightGradient = Tensor.matmul(features, residualTensor, transposeA: true)
         var gradient = weightGradient.scalars
@@ -62,22 +65,28 @@ public struct SoftmaxRegression: Sendable {
     }
 
     /// Fits the regression on `features` [N, D] with `labels` in 0..<classCount for at most
-    /// `maximumIterations` L-BFGS steps; `observer(iteration, parameters, loss)` sees each
-    /// step (the data loss, without the penalty) and may return false to stop.
+    /// `maximumIterations` L-BFGS steps from `start` (zero weights by default), the rows weighted
+    /// by `sampleWeights` if given; `observer(iteration, parameters, loss)` sees each step (the
+    /// data loss, without the penalty) and may return false to stop.
     public func fit(features: Tensor, labels: [Int], classCount: Int, maximumIterations: Int,
-                    observer: (Int, Parameters, Double) -> Bool = { _, _, _ in true })
+                    sampleWeights: [Float]? = nil, start: Parameters? = nil,
+                    observer: ((Int, Parameters, Double) -> Bool)? = nil)
         -> (parameters: Parameters, termination: LBFGSMinimizer.Termination) {
         let featureCount = features.shape[1]
-        let start = [Float](repeating: 0, count: featureCount * classCount + classCount)
+        let origin = start.map { $0.weight.scalars + $0.bias.scalars }
+            ?? [Float](repeating: 0, count: featureCount * classCount + classCount)
         let result = minimizer.minimize(
-            from: start, maximumIterations: maximumIterations,
+            from: origin, maximumIterations: maximumIterations,
             objective: { packed in
-                let evaluation = objective(packed, features: features, labels: labels, classCount: classCount)
+                let evaluation = objective(packed, features: features, labels: labels, classCount: classCount,
+                                           sampleWeights: sampleWeights)
                 return (evaluation.value, evaluation.gradient)
             },
             observer: { iteration, packed, _ in
+                guard let observer else { return true }
                 let parameters = unpack(packed, featureCount: featureCount, classCount: classCount)
-                let loss = objective(packed, features: features, labels: labels, classCount: classCount).loss
+                let loss = objective(packed, features: features, labels: labels, classCount: classCount,
+                                     sampleWeights: sampleWeights).loss
                 return observer(iteration, parameters, loss)
             })
         return (unpack(result.point, featureCount: featureCount, classCount: classCount), result.termination)

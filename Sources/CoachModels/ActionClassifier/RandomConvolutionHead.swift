@@ -1,0 +1,145 @@
+import CoachTensor
+import Foundation
+
+/// A linear classifier on a `RandomConvolutionTransform` of the encoded windows — the second
+/// member of Coach's action-classifier ensemble beside the network (MiniRocket's recipe with a
+/// multinomial logistic regression instead of a ridge classifier, so it gives probabilities).
+///
+/// The transform reads the encoding's position and velocity channels of every joint (not the
+/// confidence or hand channels) as `J · k` series of T frames; `weight` and `bias` act on the raw
+/// features (any standardisation is folded in).
+public struct RandomConvolutionHead: Equatable, Sendable {
+    /// The model-file prefix of its tensors.
+    public static let tensorPrefix = "randomConvolution."
+
+    /// The transform.
+    public var transform: RandomConvolutionTransform
+    /// [features, classes].
+    public var weight: Tensor
+    /// [classes].
+    public var bias: Tensor
+
+    /// A head of `transform` with `weight` [F, classes] and `bias` [classes].
+    public init(transform: RandomConvolutionTransform, weight: Tensor, bias: Tensor) {
+        precondition(weight.shape == [transform.featureCount, bias.count], "weight must be [features, classes]")
+        self.transform = transform
+        self.weight = weight
+        self.bias = bias
+    }
+
+    /// The encoded channels (indices into K) the transform reads: positions and velocities.
+    public static func seriesChannels(of encoding: ActionInputEncoding) -> [Int] {
+        let positions = encoding.includesDepth ? 3 : 2
+        let velocities = encoding.includesVelocity ? positions : 0
+        return Array(0..<positions) + Array((positions + 1)..<(positions + 1 + velocities))
+    }
+
+    /// The number of series per window for `encoding`.
+    public static func seriesCount(of encoding: ActionInputEncoding) -> Int {
+        encoding.jointCount * seriesChannels(of: encoding).count
+    }
+
+    /// Each window of `encoded` [N, T, J, K] as the transform's input: series (joint, channel)
+    /// channel-major, T frames each.
+    public static func series(of encoded: Tensor, encoding: ActionInputEncoding) -> [[Float]] {
+        let n = encoded.shape[0], t = encoded.shape[1], j = encoded.shape[2], k = encoded.shape[3]
+        let channels = seriesChannels(of: encoding)
+        return encoded.withUnsafeBufferPointer { values in
+            (0..<n).map { window in
+                var series = [Float](repeating: 0, count: j * channels.count * t)
+                for frame in 0..<t {
+                    for joint in 0..<j {
+                        let source = ((window * t + frame) * j + joint) * k
+                        for (index, channel) in channels.enumerated() {
+                            series[(joint * channels.count + index) * t + frame] = values[source + channel]
+                        }
+                    }
+                }
+                return series
+            }
+        }
+    }
+
+    /// The transform's features [N, F] of `series`, computed across cores (each window on its
+    /// own, so the values do not depend on the thread count).
+    public static func features(of series: [[Float]], transform: RandomConvolutionTransform) -> Tensor {
+        let count = series.count, width = transform.featureCount
+        guard count > 0 else { return Tensor(shape: [0, width], scalars: []) }
+        return Tensor(shape: [count, width]) { out in
+            let base = out.baseAddress!
+            let chunks = min(count, 64)
+            parallelFor(chunks, minimumWork: 2) { chunk in
+                var scratch = RandomConvolutionTransform.Scratch(length: transform.length,
+                                                                 channelCount: transform.channelCount)
+                for window in (chunk * count / chunks)..<((chunk + 1) * count / chunks) {
+                    series[window].withUnsafeBufferPointer { input in
+                        transform.features(of: input, into: UnsafeMutableBufferPointer(start: base + window * width, count: width),
+                                           scratch: &scratch)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Class logits [N, classes] for `encoded` windows [N, T, J, K].
+    public func logits(encoded: Tensor, encoding: ActionInputEncoding) -> Tensor {
+        let features = RandomConvolutionHead.features(of: RandomConvolutionHead.series(of: encoded, encoding: encoding),
+                                                      transform: transform)
+        return Tensor.matmul(features, weight) + bias
+    }
+
+    /// The head as model-file tensors (integers stored exactly as float32).
+    public var tensors: [String: Tensor] {
+        func vector(_ values: [Int]) -> Tensor { Tensor(shape: [values.count], scalars: values.map(Float.init)) }
+        let p = RandomConvolutionHead.tensorPrefix
+        return [
+            p + "kernels": vector(transform.kernelIndices),
+            p + "dilations": vector(transform.dilations),
+            p + "padded": vector(transform.padded.map { $0 ? 1 : 0 }),
+            p + "channelCounts": vector(transform.channelCounts),
+            p + "channels": vector(transform.channels),
+            p + "biasCounts": vector(transform.biasCounts),
+            p + "biases": Tensor(shape: [transform.biases.count], scalars: transform.biases),
+            p + "weight": weight,
+            p + "bias": bias,
+        ]
+    }
+
+    /// Whether `name` is one of a head's tensors.
+    public static func owns(_ name: String) -> Bool { name.hasPrefix(tensorPrefix) }
+
+    /// A head from a model file's tensors, for windows of `encoding` and `classCount` classes.
+    /// Throws `ModelFileError` naming the file and the tensor at fault.
+    public init(file: ModelFile, encoding: ActionInputEncoding, classCount: Int) throws {
+        let p = RandomConvolutionHead.tensorPrefix
+        func integers(_ name: String) throws -> [Int] {
+            guard let tensor = file.tensors[p + name] else {
+                throw ModelFileError.invalidTensor(path: file.sourcePath, name: p + name,
+                                                   reason: "missing: the specification says the model has a random-convolution head")
+            }
+            guard tensor.shape.count == 1, tensor.scalars.allSatisfy({ $0.isFinite && $0 == $0.rounded() && abs($0) < 1e7 }) else {
+                throw ModelFileError.invalidTensor(path: file.sourcePath, name: p + name, reason: "expected a vector of whole numbers")
+            }
+            return tensor.scalars.map { Int($0) }
+        }
+        let kernels = try integers("kernels")
+        let biasCount = try integers("biasCounts").reduce(0, +)
+        let biases = try file.tensor(p + "biases", shape: [biasCount]).scalars
+        let result = RandomConvolutionTransform.validated(
+            length: encoding.windowLength, channelCount: RandomConvolutionHead.seriesCount(of: encoding),
+            kernelIndices: kernels, dilations: try integers("dilations"), padded: try integers("padded").map { $0 != 0 },
+            channelCounts: try integers("channelCounts"), channels: try integers("channels"),
+            biasCounts: try integers("biasCounts"), biases: biases)
+        switch result {
+        case .failure(let problem):
+            throw ModelFileError.invalidTensor(path: file.sourcePath, name: p + "kernels", reason: problem.reason)
+        case .success(let transform):
+            let weight = try file.tensor(p + "weight", shape: [transform.featureCount, classCount])
+            let bias = try file.tensor(p + "bias", shape: [classCount])
+            guard weight.scalars.allSatisfy(\.isFinite), bias.scalars.allSatisfy(\.isFinite) else {
+                throw ModelFileError.invalidTensor(path: file.sourcePath, name: p + "weight", reason: "contains NaN or infinity")
+            }
+            self.init(transform: transform, weight: weight, bias: bias)
+        }
+    }
+}

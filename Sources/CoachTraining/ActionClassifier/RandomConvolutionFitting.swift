@@ -1,0 +1,128 @@
+import CoachData
+import CoachModels
+import Foundation
+
+/// Fits an action classifier's random-convolution head: windows cut evenly from the training
+/// segments (plus one augmented window per window when augmentations are on), MiniRocket
+/// biases from those windows, then a class-balanced multinomial logistic regression on the
+/// standardised features whose L2 penalty is chosen by cross-validation over folds of whole clips
+/// (segments of one clip never sit on both sides), and refitted on every training window.
+struct RandomConvolutionFitting {
+    /// Windows cut from one segment at most.
+    static let maximumWindowsPerSegment = 16
+    /// Windows used in all at most (the feature matrix is windows × features floats).
+    static let maximumWindows = 8_000
+    /// The penalties tried, largest first (each fit starts from the previous one's weights).
+    static let penalties: [Double] = [1, 0.1, 0.01]
+    /// Cross-validation folds.
+    static let foldCount = 3
+    /// L-BFGS steps per fit at most (per cross-validation fit: fewer, each starts warm).
+    static let maximumSolverIterations = 100
+    static let maximumCrossValidationIterations = 50
+
+    var featureCount: Int
+    var sampler: PoseWindowSampler
+    var encoding: ActionInputEncoding
+    var augmenter: PoseAugmenter?
+    var observer: TrainingObserver?
+
+    /// The windows cut from `sequence`: evenly spaced starts, about one every ninth of a window
+    /// (at most `perSegment`).
+    func windows(of sequence: PoseSequence, perSegment: Int) -> [PoseWindow] {
+        let length = sampler.windowLength
+        let frames = sequence.frames.count
+        let span = max(0, frames - length)
+        let wanted = min(perSegment, span / max(1, length / 9) + 1)
+        let starts = wanted <= 1 ? [span / 2] : (0..<wanted).map { Int((Double($0) * Double(span) / Double(wanted - 1)).rounded()) }
+        return starts.map { sampler.window(of: sequence, startingAt: $0) }
+    }
+
+    /// The fitted head for `sequences` (prepared at the model's frame rate) with class `targets`,
+    /// clip `groups`, `classCount` classes; every random choice comes from `generator`.
+    func fit(sequences: [PoseSequence], targets: [Int], groups: [Int], classCount: Int,
+             generator: inout SeededGenerator) -> RandomConvolutionHead {
+        // Windows, at most `maximumWindows` (fewer per segment when the data is large).
+        var perSegment = RandomConvolutionFitting.maximumWindowsPerSegment
+        let copies = augmenter == nil ? 1 : 2
+        while perSegment > 1 && sequences.map({ self.windows(of: $0, perSegment: perSegment).count }).reduce(0, +) * copies
+                > RandomConvolutionFitting.maximumWindows {
+            perSegment -= 1
+        }
+        var windows: [PoseWindow] = [], windowTargets: [Int] = [], windowGroups: [Int] = []
+        for (index, sequence) in sequences.enumerated() {
+            var cut = self.windows(of: sequence, perSegment: perSegment)
+            if let augmenter {
+                cut += cut.map { _ in sampler.randomWindow(from: sequence, augmenter: augmenter, generator: &generator) }
+            }
+            windows += cut
+            windowTargets += [Int](repeating: targets[index], count: cut.count)
+            windowGroups += [Int](repeating: groups[index], count: cut.count)
+        }
+        observer?(.note("random-convolution head: \(featureCount) features of \(windows.count) windows"))
+
+        // The transform and its features.
+        let series = RandomConvolutionHead.series(of: encoding.encode(windows), encoding: encoding)
+        var transform = RandomConvolutionTransform(length: sampler.windowLength,
+                                                   channelCount: RandomConvolutionHead.seriesCount(of: encoding),
+                                                   biasCount: max(1, featureCount / 2), generator: &generator)
+        transform.fitBiases(series: series, generator: &generator)
+        let raw = RandomConvolutionHead.features(of: series, transform: transform)
+        let standardization = FeatureStandardization(fitting: raw)
+        let features = standardization.apply(raw)
+
+        // Class-balanced weights.
+        var counts = [Int](repeating: 0, count: classCount)
+        for target in windowTargets { counts[target] += 1 }
+        let present = counts.filter { $0 > 0 }.count
+        let weights = windowTargets.map { Float(windowTargets.count) / Float(present * counts[$0]) }
+
+        let penalty = choosePenalty(features: features, targets: windowTargets, groups: windowGroups, weights: weights,
+                                    classCount: classCount, generator: &generator)
+        observer?(.note("random-convolution head: L2 penalty \(penalty) chosen by \(RandomConvolutionFitting.foldCount)-fold cross-validation over clips"))
+        let regression = SoftmaxRegression(l2Penalty: penalty)
+        let fitted = regression.fit(features: features, labels: windowTargets, classCount: classCount,
+                                    maximumIterations: RandomConvolutionFitting.maximumSolverIterations,
+                                    sampleWeights: weights).parameters
+        let layer = standardization.folded(weight: fitted.weight, bias: fitted.bias)
+        return RandomConvolutionHead(transform: transform, weight: layer.weight, bias: layer.bias)
+    }
+
+    /// The penalty with the lowest weighted held-out log loss over folds of whole clips (the
+    /// largest penalty when there are too few clips to fold).
+    func choosePenalty(features: Tensor, targets: [Int], groups: [Int], weights: [Float], classCount: Int,
+                       generator: inout SeededGenerator) -> Double {
+        let penalties = RandomConvolutionFitting.penalties
+        var distinctGroups = Array(Set(groups)).sorted()
+        guard distinctGroups.count >= RandomConvolutionFitting.foldCount * 2 else { return 0.1 }
+        generator.shuffle(&distinctGroups)
+        var foldOf: [Int: Int] = [:]
+        for (position, group) in distinctGroups.enumerated() { foldOf[group] = position % RandomConvolutionFitting.foldCount }
+        var losses = [Double](repeating: 0, count: penalties.count)
+        let width = features.shape[1]
+        for fold in 0..<RandomConvolutionFitting.foldCount {
+            let training = groups.indices.filter { foldOf[groups[$0]] != fold }
+            let held = groups.indices.filter { foldOf[groups[$0]] == fold }
+            guard Set(training.map { targets[$0] }).count >= 2, !held.isEmpty else { continue }
+            let trainingFeatures = features.rows(training, width: width)
+            let heldFeatures = features.rows(held, width: width)
+            var start: SoftmaxRegression.Parameters? = nil
+            for (index, penalty) in penalties.enumerated() {
+                let fit = SoftmaxRegression(l2Penalty: penalty).fit(
+                    features: trainingFeatures, labels: training.map { targets[$0] }, classCount: classCount,
+                    maximumIterations: RandomConvolutionFitting.maximumCrossValidationIterations,
+                    sampleWeights: training.map { weights[$0] }, start: start)
+                start = fit.parameters
+                let probabilities = fit.parameters.logits(heldFeatures).softmax(axis: -1)
+                var loss = 0.0, total = 0.0
+                for (row, item) in held.enumerated() {
+                    loss -= Double(weights[item]) * log(max(Double(probabilities.scalars[row * classCount + targets[item]]), 1e-12))
+                    total += Double(weights[item])
+                }
+                losses[index] += loss / max(total, 1e-12)
+            }
+        }
+        var best = 0
+        for index in penalties.indices where losses[index] < losses[best] - 1e-12 { best = index }
+        return penalties[best]
+    }
+}

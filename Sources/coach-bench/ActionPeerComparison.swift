@@ -1,0 +1,145 @@
+import CoachData
+import CoachModels
+import CoachRandom
+import CoachTraining
+import Foundation
+
+/// Coach's action classifier beside its peers on the real pose data, in one run, on the same
+/// splits (`--only action-peers`): aeon's MiniRocket and MultiRocket classifiers (10,000 kernels,
+/// every clip resampled to one length, `Peers/action_peers.py` in the bench venv) against Coach
+/// with default options, plus Coach's two ensemble members alone (the network, the
+/// random-convolution head) to show what each brings.
+enum ActionPeerComparison {
+    struct Split {
+        var name: String
+        var dataset: PoseDataset
+        var training: [Int]
+        var test: [Int]
+        var windowLength: Int
+    }
+
+    struct Scores {
+        var ensemble = 0.0, network = 0.0, head = 0.0, seconds = 0.0
+        var minirocket = 0.0, multirocket = 0.0, peerSeconds = 0.0
+        var weights: [Float] = []
+    }
+
+    static func splits(sharedPath: String) throws -> [(String, [Split])] {
+        var result: [(String, [Split])] = []
+        let natopsURL = URL(fileURLWithPath: sharedPath + "/data/natops/train")
+        if FileManager.default.fileExists(atPath: natopsURL.path) {
+            let natops = try PoseDataset.load(natopsURL)
+            var generator = SeededGenerator(seed: 7)
+            let folds = PoseDatasetSplit.stratifiedFolds(labels: natops.exampleLabels, foldCount: 5, generator: &generator)
+            result.append(("NATOPS, 5 stratified folds of the 180 training clips", folds.enumerated().map { index, fold in
+                Split(name: "NATOPS fold \(index + 1)", dataset: natops, training: fold.trainIndices, test: fold.testIndices,
+                      windowLength: 45)
+            }))
+        } else {
+            print("note: \(natopsURL.path) is missing: NATOPS skipped (set --shared or COACH_SHARED)")
+        }
+        let tracksURL = URL(fileURLWithPath: sharedPath + "/data/hand-gestures/fingertip-tracks.csv")
+        if FileManager.default.fileExists(atPath: tracksURL.path) {
+            let tracks = try PoseDataset.load(tracksURL)
+            let block = tracks.blockSplit()
+            result.append(("fingertip tracks, last 25% of each class held out (16-frame windows)", [
+                Split(name: "fingertips", dataset: tracks, training: block.trainIndices, test: block.testIndices, windowLength: 16),
+            ]))
+        } else {
+            print("note: \(tracksURL.path) is missing: fingertip tracks skipped")
+        }
+        return result
+    }
+
+    static func run(sharedPath: String, peerPython: String, seeds: [UInt64]) throws {
+        print("== action classifier vs aeon MiniRocket / MultiRocket (accuracy per clip; seeds \(seeds.map(String.init).joined(separator: ",")))")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/action_peers.py")
+        let hasPeer = FileManager.default.isExecutableFile(atPath: peerPython)
+        if !hasPeer { print("note: no peer Python at \(peerPython) (make bench installs aeon there): peers skipped") }
+        for (title, splits) in try splits(sharedPath: sharedPath) {
+            var total = Scores()
+            var runs = 0
+            for split in splits {
+                var peers: [UInt64: (Double, Double, Double)] = [:]
+                if hasPeer { peers = try runPeers(split, script: script, python: peerPython, seeds: seeds) }
+                for seed in seeds {
+                    var configuration = ActionClassifierTrainingConfiguration()
+                    configuration.windowLength = split.windowLength
+                    configuration.seed = seed
+                    let start = Timing.now()
+                    let model = try ActionClassifierTrainer(configuration: configuration)
+                        .train(on: split.dataset, exampleIndices: split.training).model
+                    total.seconds += Timing.now() - start
+                    func accuracy(_ weight: Float) throws -> Double {
+                        model.randomConvolutionWeight = weight
+                        return try ActionClassifierEvaluation.evaluate(model, on: split.dataset, exampleIndices: split.test)
+                            .metrics.accuracy
+                    }
+                    let chosen = model.randomConvolutionWeight
+                    total.ensemble += try accuracy(chosen)
+                    total.weights.append(chosen)
+                    total.network += try accuracy(0)
+                    total.head += try accuracy(1)
+                    if let peer = peers[seed] {
+                        total.minirocket += peer.0
+                        total.multirocket += peer.1
+                        total.peerSeconds += peer.2
+                    }
+                    runs += 1
+                }
+            }
+            let n = Double(max(runs, 1))
+            print("\(title):")
+            print("  Coach (defaults)        \(format(total.ensemble / n, 3))   (network alone \(format(total.network / n, 3)), "
+                  + "random-convolution head alone \(format(total.head / n, 3)); \(format(total.seconds / n, 1)) s per model; "
+                  + "head shares \(total.weights.map { String($0) }.joined(separator: " ")))")
+            if hasPeer {
+                print("  aeon MiniRocket         \(format(total.minirocket / n, 3))")
+                print("  aeon MultiRocket        \(format(total.multirocket / n, 3))   (both peers: \(format(total.peerSeconds / n, 1)) s per split and seed)")
+                print("  ratio Coach / best peer \(format(total.ensemble / max(total.minirocket, total.multirocket, 1e-9), 3))")
+            }
+        }
+    }
+
+    /// The peers' accuracies per seed on `split`, from the peer script.
+    static func runPeers(_ split: Split, script: URL, python: String, seeds: [UInt64]) throws -> [UInt64: (Double, Double, Double)] {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("coach-peers-\(getpid()).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        func clips(_ indices: [Int]) -> [[String: Any]] {
+            indices.map { index in
+                let example = split.dataset.examples[index]
+                let frames: [[Any]] = example.sequence.frames.map { frame in
+                    frame.keypoints.flatMap { keypoint -> [Any] in
+                        let depth = split.dataset.hasDepth
+                        guard let keypoint, keypoint.confidence > 0 else { return depth ? [NSNull(), NSNull(), NSNull()] : [NSNull(), NSNull()] }
+                        return depth ? [keypoint.x, keypoint.y, keypoint.z ?? 0] : [keypoint.x, keypoint.y]
+                    }
+                }
+                return ["label": example.label, "frames": frames]
+            }
+        }
+        let json: [String: Any] = ["train": clips(split.training), "test": clips(split.test)]
+        try JSONSerialization.data(withJSONObject: json).write(to: file)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script.path, file.path] + seeds.map(String.init)
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            print("note: the peer script failed (exit \(process.terminationStatus)) on \(split.name)")
+            return [:]
+        }
+        var result: [UInt64: (Double, Double, Double)] = [:]
+        for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let seed = object["seed"] as? Int, let mini = object["minirocket"] as? Double,
+                  let multi = object["multirocket"] as? Double else { continue }
+            let seconds = (object["seconds"] as? [String: Double])?.values.reduce(0, +) ?? 0
+            result[UInt64(seed)] = (mini, multi, seconds)
+        }
+        return result
+    }
+}

@@ -1,0 +1,132 @@
+import CoachData
+import CoachRandom
+import CoachTensor
+import XCTest
+import CoachModels
+
+/// The MiniRocket-style transform against a direct computation from its definition, its layout
+/// against MiniRocket's reference code (`_fit_dilations`, `_quantiles` in numpy), and the head's
+/// model-file round trip and errors.
+final class RandomConvolutionTransformTests: XCTestCase {
+    /// Dilations and biases per dilation as MiniRocket's `_fit_dilations(input_length, num_features)`
+    /// gives them (printed by numpy for these arguments).
+    func testDilationsMatchMiniRocketReference() {
+        let t45 = RandomConvolutionTransform.dilations(length: 45, biasesPerKernel: 5000 / 84)
+        XCTAssertEqual(t45.values, [1, 2, 3, 4, 5])
+        XCTAssertEqual(t45.biases, [24, 13, 12, 7, 3])
+        let t16 = RandomConvolutionTransform.dilations(length: 16, biasesPerKernel: 5000 / 84)
+        XCTAssertEqual(t16.values, [1])
+        XCTAssertEqual(t16.biases, [59])
+        let t100 = RandomConvolutionTransform.dilations(length: 100, biasesPerKernel: 10000 / 84)
+        XCTAssertEqual(t100.values, Array(1...12))
+        XCTAssertEqual(t100.biases, [34, 19, 15, 8, 12, 4, 8, 7, 3, 3, 3, 3])
+    }
+
+    func testEightyFourKernelsOfSixMinusOnesAndThreeTwos() {
+        XCTAssertEqual(RandomConvolutionTransform.kernels.count, 84)
+        XCTAssertEqual(Set(RandomConvolutionTransform.kernels.map { $0.map(String.init).joined(separator: ",") }).count, 84)
+        XCTAssertTrue(RandomConvolutionTransform.kernels.allSatisfy { $0.count == 3 && $0.allSatisfy { (0..<9).contains($0) } })
+    }
+
+    /// PPV and MPV of every bias equal a direct dilated convolution with weights −1/2 and zero
+    /// padding, pooled over all frames (padded) or the frames where the kernel fits.
+    func testFeaturesMatchDirectConvolution() {
+        let length = 30, channels = 4
+        var generator = SeededGenerator(seed: 3)
+        var transform = RandomConvolutionTransform(length: length, channelCount: channels, biasCount: 300, generator: &generator)
+        let series = (0..<5).map { _ in (0..<(length * channels)).map { _ in generator.nextNormal() } }
+        transform.fitBiases(series: series, generator: &generator)
+        let input = series[2]
+        var features = [Float](repeating: 0, count: transform.featureCount)
+        var scratch = RandomConvolutionTransform.Scratch(length: length, channelCount: channels)
+        input.withUnsafeBufferPointer { x in
+            features.withUnsafeMutableBufferPointer { transform.features(of: x, into: $0, scratch: &scratch) }
+        }
+        var channelStart = 0, biasIndex = 0
+        for combination in 0..<transform.combinationCount {
+            let kernel = RandomConvolutionTransform.kernels[transform.kernelIndices[combination]]
+            let dilation = transform.dilations[combination]
+            let subset = transform.channels[channelStart..<(channelStart + transform.channelCounts[combination])]
+            channelStart += subset.count
+            var output = [Double](repeating: 0, count: length)
+            for t in 0..<length {
+                for c in subset {
+                    for tap in 0..<9 {
+                        let s = t + (tap - 4) * dilation
+                        guard s >= 0 && s < length else { continue }
+                        output[t] += (kernel.contains(tap) ? 2 : -1) * Double(input[c * length + s])
+                    }
+                }
+            }
+            let reach = 4 * dilation
+            let range = transform.padded[combination] || 2 * reach >= length ? 0..<length : reach..<(length - reach)
+            for _ in 0..<transform.biasCounts[combination] {
+                let bias = Double(transform.biases[biasIndex])
+                let positive = range.filter { output[$0] > bias }
+                let ppv = Double(positive.count) / Double(range.count)
+                let mpv = positive.isEmpty ? 0 : positive.map { output[$0] - bias }.reduce(0, +) / Double(positive.count)
+                XCTAssertEqual(Double(features[2 * biasIndex]), ppv, accuracy: 1e-6, "PPV of bias \(biasIndex)")
+                XCTAssertEqual(Double(features[2 * biasIndex + 1]), mpv, accuracy: 1e-4 * max(1, abs(mpv)), "MPV of bias \(biasIndex)")
+                biasIndex += 1
+            }
+        }
+        XCTAssertEqual(biasIndex, transform.biases.count)
+        // Biases are quantiles of real outputs: neither all PPVs 0 nor all 1.
+        let ppvs = stride(from: 0, to: features.count, by: 2).map { features[$0] }
+        XCTAssertTrue(ppvs.contains { $0 > 0.05 && $0 < 0.95 })
+    }
+
+    /// The head survives a model file round trip exactly, and the ensemble's probabilities are
+    /// the mean of the network's and the head's.
+    func testHeadRoundTripsThroughModelFileAndAveragesWithNetwork() throws {
+        let jointSet = JointSet(names: ["a", "b", "c"])!
+        var generator = SeededGenerator(seed: 5)
+        let encoding = ActionInputEncoding(windowLength: 12, jointCount: 3, includesDepth: false)
+        let model = ActionClassifierModel(labels: ["x", "y"], jointSet: jointSet, frameRate: 30, encoding: encoding,
+                                          architecture: .temporalConvolution(), generator: &generator)
+        let windows = (0..<4).map { _ -> PoseWindow in
+            var window = PoseWindow(frameCount: 12, jointCount: 3)
+            for i in 0..<36 {
+                window.x[i] = generator.nextUniform()
+                window.y[i] = generator.nextUniform()
+                window.confidence[i] = 1
+            }
+            return window
+        }
+        var transform = RandomConvolutionTransform(length: 12, channelCount: RandomConvolutionHead.seriesCount(of: encoding),
+                                                   biasCount: 168, generator: &generator)
+        transform.fitBiases(series: RandomConvolutionHead.series(of: encoding.encode(windows), encoding: encoding), generator: &generator)
+        let weight = Tensor(shape: [transform.featureCount, 2], scalars: (0..<(transform.featureCount * 2)).map { _ in generator.nextNormal() })
+        let networkOnly = model.probabilities(for: windows)
+        model.randomConvolution = RandomConvolutionHead(transform: transform, weight: weight, bias: Tensor(shape: [2], scalars: [0.5, -0.5]))
+        model.keypointOrigin = .bottomLeft
+        let ensemble = model.probabilities(for: windows)
+        let head = model.randomConvolution!.logits(encoded: encoding.encode(windows), encoding: encoding).softmax(axis: -1)
+        for n in 0..<4 {
+            for c in 0..<2 {
+                XCTAssertEqual(ensemble[n][c], 0.5 * (networkOnly[n][c] + head.scalars[n * 2 + c]), accuracy: 1e-6)
+            }
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("rocket-\(getpid()).h5")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try model.modelFile().write(to: url)
+        let loaded = try ActionClassifierModel(contentsOf: url)
+        XCTAssertEqual(loaded.randomConvolution, model.randomConvolution)
+        XCTAssertEqual(loaded.keypointOrigin, .bottomLeft)
+        XCTAssertEqual(loaded.probabilities(for: windows), ensemble)
+
+        // A damaged head is an error naming the tensor, never a crash.
+        var file = try ModelFile.read(from: url)
+        file.tensors["randomConvolution.channels"] = Tensor(repeating: 99,
+                                                            shape: [file.tensors["randomConvolution.channels"]!.count])
+        try file.write(to: url)
+        XCTAssertThrowsError(try ActionClassifierModel(contentsOf: url)) { error in
+            XCTAssertTrue("\(error.localizedDescription)".contains("randomConvolution"), "\(error.localizedDescription)")
+        }
+        file.tensors["randomConvolution.channels"] = nil
+        try file.write(to: url)
+        XCTAssertThrowsError(try ActionClassifierModel(contentsOf: url)) { error in
+            XCTAssertTrue(error.localizedDescription.contains("randomConvolution.channels"), error.localizedDescription)
+        }
+    }
+}
