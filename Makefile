@@ -74,7 +74,16 @@ build: swift-build weights
 test: build
 	@echo "==> swift test -c $(CONFIG)"
 	@$(SWIFT) build -c $(CONFIG) --build-tests
-	@$(SWIFT) test -c $(CONFIG) --skip-build --parallel --num-workers 2
+	@rm -f .build/xunit.xml .build/skipped.txt; status=0; \
+	  COACH_SKIP_LOG=$(CURDIR)/.build/skipped.txt $(SWIFT) test -c $(CONFIG) --skip-build --parallel --num-workers 2 \
+	    --xunit-output .build/xunit.xml || status=$$?; \
+	  $(PYTHON) -c "import os, xml.etree.ElementTree as E; \
+	  cases = list(E.parse('.build/xunit.xml').getroot().iter('testcase')); \
+	  failed = sum(1 for c in cases if c.find('failure') is not None or c.find('error') is not None); \
+	  skipped = len(open('.build/skipped.txt').read().splitlines()) if os.path.exists('.build/skipped.txt') else 0; \
+	  print(f'{len(cases) - failed - skipped} passed, {failed} failed, {skipped} skipped')" \
+	  || echo "0 passed, 1 failed, 0 skipped"; \
+	  exit $$status
 
 GENERATED := datasets/generated
 
@@ -111,7 +120,7 @@ demo: build
 
 bench: build
 	@$(PYTHON) -m venv $(CACHE)/venv >/dev/null
-	@$(CACHE)/venv/bin/pip install --quiet --disable-pip-version-check onnx onnxruntime numpy
+	@$(CACHE)/venv/bin/pip install --quiet --disable-pip-version-check onnx onnxruntime numpy scikit-learn aeon==1.6.0
 	@$(BIN)/coach-bench --backbone $(BACKBONE) --pth $(PTH) --peer-python $(CACHE)/venv/bin/python
 
 clean:

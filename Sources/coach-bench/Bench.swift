@@ -67,7 +67,7 @@ struct Bench: ParsableCommand {
             for t in threadCounts { TensorBenchmarks.run(threads: t) }
         }
         if groups.contains("imageclassifier") {
-            try ImageClassifierBenchmarks.run(backbonePath: backbone, sharedPath: shared)
+            try ImageClassifierBenchmarks.run(backbonePath: backbone, sharedPath: shared, peerPython: peerPython)
         }
         if groups.contains("backbone") {
             try BackboneBenchmarks.run(backbonePath: backbone, pthPath: pth, peerPython: peerPython, sharedPath: shared,

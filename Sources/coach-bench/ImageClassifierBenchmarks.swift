@@ -7,7 +7,7 @@ import Foundation
 /// shared/data/cornhole plus background crops; train/ = a seeded 75 % of the photos,
 /// test/ = the rest), without the on-disk feature cache, with and without augmentations.
 enum ImageClassifierBenchmarks {
-    static func run(backbonePath: String, sharedPath: String) throws {
+    static func run(backbonePath: String, sharedPath: String, peerPython: String? = nil) throws {
         print("== image classifier: end-to-end training on the cornhole crop set (no feature cache)")
         let annotations = URL(fileURLWithPath: sharedPath).appendingPathComponent("data/cornhole/images/annotations.json")
         guard FileManager.default.fileExists(atPath: annotations.path) else {
@@ -25,6 +25,7 @@ enum ImageClassifierBenchmarks {
         let summary = try exporter.export(annotations: annotations, to: directory)
         let crops = summary.counts.values.flatMap(\.values).reduce(0, +)
         print("crop set: \(crops) crops from 149 photos written in \(format(Timing.now() - exportStart)) s")
+        var coachAccuracy = 0.0
         for augmentations in [[String](), ["flip", "crop"]] {
             var configuration = ImageClassifierTrainingConfiguration()
             configuration.augmentations = augmentations
@@ -38,6 +39,7 @@ enum ImageClassifierBenchmarks {
             let start = Timing.now()
             let result = try trainer.train(data: directory)
             let seconds = Timing.now() - start
+            if augmentations.isEmpty { coachAccuracy = result.testMetrics?.accuracy ?? 0 }
             let label = augmentations.isEmpty ? "no augmentation" : "augment \(augmentations.joined(separator: ","))"
             print("\(label): \(format(seconds)) s end to end · \(result.computedViews) image views · "
                   + "\(format(Double(result.computedViews) / seconds, 1)) views/s end to end · "
@@ -45,5 +47,45 @@ enum ImageClassifierBenchmarks {
                   + "head \(result.history.count) iterations · test accuracy \(format((result.testMetrics?.accuracy ?? 0) * 100, 1)) %")
         }
         print("peak memory: \(Timing.peakMemoryMiB().map { format($0, 0) } ?? "?") MiB")
+        if let peerPython {
+            try comparePeer(directory: directory, backbone: backbone, python: peerPython, coachAccuracy: coachAccuracy)
+        }
+    }
+
+    /// scikit-learn's LogisticRegression(C=1) on the same backbone features of the same split
+    /// (`Peers/image_peer.py`), beside Coach's head trained with default options.
+    static func comparePeer(directory: URL, backbone: Backbone, python: String, coachAccuracy: Double) throws {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            print("note: no peer Python at \(python) (make bench installs scikit-learn there): peer skipped")
+            return
+        }
+        let extractor = ImageFeatureExtractor(backbone: backbone)
+        func rows(_ split: String) throws -> [[String: Any]] {
+            let folder = try LabeledImageFolder.read(directory.appendingPathComponent(split))
+            return try folder.images.map { file in
+                let image = try ImageDecoder.decode(contentsOf: file.url).image
+                return ["label": file.label, "features": try extractor.features(for: [image]).scalars]
+            }
+        }
+        let json: [String: Any] = ["train": try rows("train"), "test": try rows("test")]
+        let file = directory.appendingPathComponent("features.json")
+        try JSONSerialization.data(withJSONObject: json).write(to: file)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/image_peer.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script.path, file.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let object = try? JSONSerialization.jsonObject(with: output) as? [String: Any],
+              let accuracy = object["accuracy"] as? Double else {
+            print("note: the image peer script failed (exit \(process.terminationStatus))")
+            return
+        }
+        print("same features, scikit-learn LogisticRegression(C=1): test accuracy \(format(accuracy * 100, 1)) % · "
+              + "Coach (defaults, no augmentation) \(format(coachAccuracy * 100, 1)) % · ratio \(format(coachAccuracy / max(accuracy, 1e-9), 3))")
     }
 }

@@ -15,7 +15,7 @@ func requireBackboneCheckpoint() throws -> URL {
     guard FileManager.default.fileExists(atPath: url.path) else {
         let message = "SKIPPED: the backbone checkpoint is not at \(url.path); run `make weights` or set COACH_BACKBONE_PTH"
         FileHandle.standardError.write(Data((message + "\n").utf8))
-        throw XCTSkip(message)
+        throw skipTest(message)
     }
     return url
 }

@@ -1,5 +1,6 @@
 import CHDF5
 import Foundation
+import TestSupport
 import XCTest
 
 /// Builds small HDF5 files directly with libhdf5, to give the model-file reader files
@@ -12,7 +13,7 @@ final class HDF5Fixture {
         H5open()
         coach_H5_silence_errors()
         file = H5Fcreate(url.path, coach_H5F_ACC_TRUNC(), coach_H5P_DEFAULT(), coach_H5P_DEFAULT())
-        guard file >= 0 else { throw XCTSkip("cannot create HDF5 fixture \(url.path)") }
+        guard file >= 0 else { throw skipTest("cannot create HDF5 fixture \(url.path)") }
     }
 
     /// Adds a fixed-length string attribute to the root group.

@@ -235,7 +235,7 @@ final class ModelFileTests: XCTestCase {
         guard let h5dump = ["/usr/bin/h5dump", "/usr/local/bin/h5dump"].first(where: {
             FileManager.default.isExecutableFile(atPath: $0)
         }) else {
-            throw XCTSkip("SKIPPED: h5dump not installed (Debian package hdf5-tools)")
+            throw skipTest("SKIPPED: h5dump not installed (Debian package hdf5-tools)")
         }
         let url = try temporaryDirectory(self).appendingPathComponent("model.h5")
         var model = sampleModel()

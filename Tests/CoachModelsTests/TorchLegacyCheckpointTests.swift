@@ -138,7 +138,7 @@ final class TorchLegacyCheckpointTests: XCTestCase {
         guard let python = path.split(separator: ":").map({ "\($0)/python3" }).first(where: {
             FileManager.default.isExecutableFile(atPath: $0)
         }) else {
-            throw XCTSkip("SKIPPED: python3 is not installed")
+            throw skipTest("SKIPPED: python3 is not installed")
         }
         let directory = try temporaryDirectory(self)
         let script = directory.appendingPathComponent("write.py")

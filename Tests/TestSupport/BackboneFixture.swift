@@ -23,7 +23,7 @@ public enum BackboneFixture {
         guard FileManager.default.fileExists(atPath: url.path) else {
             let message = "SKIPPED: the backbone \(url.path) is missing; run 'make build' (or set COACH_BACKBONE)"
             FileHandle.standardError.write(Data((message + "\n").utf8))
-            throw XCTSkip(message)
+            throw skipTest(message)
         }
         let backbone = try Backbone.load(from: url)
         cached = backbone

@@ -24,7 +24,7 @@ enum CoachExecutable {
         }
         candidates.append(SharedData.repositoryRoot.appendingPathComponent(".build/release/coach"))
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw XCTSkip("SKIPPED: no built coach executable (looked at \(candidates.map(\.path))); run swift build -c release")
+            throw skipTest("SKIPPED: no built coach executable (looked at \(candidates.map(\.path))); run swift build -c release")
         }
         return found
     }
