@@ -26,7 +26,7 @@ enum ImageClassifierBenchmarks {
         let crops = summary.counts.values.flatMap(\.values).reduce(0, +)
         print("crop set: \(crops) crops from 149 photos written in \(format(Timing.now() - exportStart)) s")
         var coachAccuracy = 0.0
-        for augmentations in [[String](), ["flip", "crop"]] {
+        for augmentations in (ProcessInfo.processInfo.environment["COACH_BENCH_NO_AUGMENT"] != nil ? [[String]()] : [[String](), ["flip", "crop"]]) {
             var configuration = ImageClassifierTrainingConfiguration()
             configuration.augmentations = augmentations
             var extractionSeconds = 0.0, extractionStart: Double?
@@ -70,6 +70,7 @@ enum ImageClassifierBenchmarks {
         let json: [String: Any] = ["train": try rows("train"), "test": try rows("test")]
         let file = directory.appendingPathComponent("features.json")
         try JSONSerialization.data(withJSONObject: json).write(to: file)
+        if let keep = ProcessInfo.processInfo.environment["COACH_BENCH_KEEP_FEATURES"] { try? FileManager.default.copyItem(at: file, to: URL(fileURLWithPath: keep)) }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/image_peer.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)

@@ -53,7 +53,7 @@ struct TrainImageClassifierCommand: ParsableCommand {
     @Option(help: "The seed every random choice flows from.")
     var seed: UInt64 = 0
 
-    @Option(help: "L2 penalty of the logistic head on standardised features (default: chosen by 5-fold cross-validation).")
+    @Option(help: "L2 penalty of the logistic head on the raw features (default: chosen by 5-fold cross-validation).")
     var l2Penalty: Double?
 
     @Option(help: "Hidden units of the MLP head.")

@@ -16,7 +16,7 @@ struct HeadTrainingData {
     var trainingIsOriginal: [Bool]
 }
 
-/// The outcome of fitting a head: its layers on standardised features, the history, and
+/// The outcome of fitting a head: its layers on the (standardised, for the MLP) features, the history, and
 /// the iteration whose weights were kept.
 struct HeadFit {
     var layers: [ImageClassifierHead.Layer]
@@ -94,7 +94,8 @@ func chooseL2Penalty(_ data: HeadTrainingData, configuration: ImageClassifierTra
         for (index, penalty) in candidates.enumerated() {
             let fit = SoftmaxRegression(l2Penalty: penalty).fit(
                 features: trainingFeatures, labels: training.map { data.trainingLabels[$0] }, classCount: data.classCount,
-                maximumIterations: configuration.effectiveMaximumIterations, start: start)
+                maximumIterations: min(configuration.effectiveMaximumIterations,
+                                       ImageClassifierTrainingConfiguration.crossValidationIterations), start: start)
             start = fit.parameters
             losses[index] += lossAndAccuracy(logits: fit.parameters.logits(heldFeatures),
                                              labels: held.map { data.trainingLabels[$0] }).loss / Double(folds)

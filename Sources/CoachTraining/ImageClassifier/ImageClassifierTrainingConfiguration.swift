@@ -23,11 +23,14 @@ public struct ImageClassifierTrainingConfiguration: Codable, Equatable, Sendable
     /// image in which only that augmentation is applied with random parameters, as Create ML's
     /// augmentation options each add a copy of the training set.
     public var augmentations: [String] = []
-    /// The L2 penalty λ of the logistic head on standardised features (per-example loss); nil
-    /// chooses it by cross-validation over the training images (`l2PenaltyCandidates`).
+    /// The L2 penalty λ of the logistic head on the backbone's raw features (per-example loss:
+    /// scikit-learn's C is 1/(λ·N)); nil chooses it by cross-validation over the training images
+    /// (`l2PenaltyCandidates`).
     public var l2Penalty: Double? = nil
     /// The penalties cross-validation chooses from.
-    public static let l2PenaltyCandidates: [Double] = [0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 0.0003]
+    public static let l2PenaltyCandidates: [Double] = [0.3, 0.1, 0.03, 0.01, 0.003, 0.001]
+    /// L-BFGS steps per cross-validation fit at most (each starts from the previous penalty's weights).
+    public static let crossValidationIterations = 100
     /// Folds of the cross-validation that chooses the penalty.
     public var crossValidationFolds: Int = 5
 
@@ -90,7 +93,7 @@ public struct ImageClassifierTrainingConfiguration: Codable, Equatable, Sendable
         switch classifier {
         case .logistic:
             values["l2Penalty"] = l2Penalty.map { .number($0) } ?? "cross-validated"
-            values["solver"] = "l-bfgs on standardised features"
+            values["solver"] = "l-bfgs on raw features"
         case .mlp:
             values["hiddenUnits"] = .number(Double(hiddenUnits))
             values["dropout"] = .number(dropout)

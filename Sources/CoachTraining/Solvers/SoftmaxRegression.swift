@@ -128,6 +128,12 @@ public struct FeatureStandardization: Equatable, Sendable {
         }
     }
 
+    /// The identity (mean 0, scale 1) for `width` features: no standardisation.
+    public init(identityOfWidth width: Int) {
+        mean = [Float](repeating: 0, count: width)
+        scale = [Float](repeating: 1, count: width)
+    }
+
     /// `features` [N, D] standardised.
     public func apply(_ features: Tensor) -> Tensor {
         let d = mean.count
