@@ -20,7 +20,8 @@ final class ImageClassifierCommandTests: XCTestCase {
         XCTAssertEqual(trained.exitCode, 0, trained.standardError)
         XCTAssertTrue(trained.standardError.contains("extracting features") || trained.standardError.contains("read from the feature cache"),
                       trained.standardError)
-        for fragment in ["classes: 4", "bean_bag", "iteration 1/25", "validation accuracy"] {
+        for fragment in ["classes: 4", "bean_bag", "iteration 1/500", "validation accuracy", "chosen by 5-fold cross-validation",
+                         "refitted on the training and validation images together"] {
             XCTAssertTrue(trained.standardError.contains(fragment), "'\(fragment)' missing from:\n\(trained.standardError)")
         }
         XCTAssertTrue(trained.standardOutput.contains("wrote \(model)"), trained.standardOutput)

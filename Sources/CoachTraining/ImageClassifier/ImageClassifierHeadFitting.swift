@@ -59,9 +59,10 @@ func fitLogisticHead(_ data: HeadTrainingData, configuration: ImageClassifierTra
             summary.validationAccuracy = result.accuracy
         }
         history.append(summary)
-        observer?(.iteration(summary))
+        if iteration == 1 || iteration % 25 == 0 { observer?(.iteration(summary)) }   // a line now and then, not per step
         return true
     }
+    if let last = history.last, last.iteration != 1 && last.iteration % 25 != 0 { observer?(.iteration(last)) }
     if fit.termination == .converged { observer?(.note("the logistic regression converged after \(history.count) iterations")) }
     let layers = [ImageClassifierHead.Layer(weight: fit.parameters.weight, bias: fit.parameters.bias)]
     return (HeadFit(layers: layers, history: history, bestIteration: nil, stoppedEarly: false), penalty)

@@ -187,23 +187,16 @@ public struct ImageClassifierTrainer {
         }
         let measuredHead = head(fit.layers)
 
-        // Metrics of the kept head, on raw features (as the runtime computes them).
-        func metrics(_ rows: [Int]) -> (ClassificationMetrics, Double)? {
+        // Metrics of a head, on raw features (as the runtime computes them).
+        func metrics(_ rows: [Int], of head: ImageClassifierHead) -> (ClassificationMetrics, Double)? {
             guard !rows.isEmpty else { return nil }
-            let logits = measuredHead.logits(features: extracted.tensor(rows: rows))
+            let logits = head.logits(features: extracted.tensor(rows: rows))
             let truth = labelsOf(rows)
             return (ClassificationMetrics(task: ModelTask.imageClassifier.rawValue, classes: labels, truth: truth,
                                           predictions: logits.argmax(axis: 1)),
                     lossAndAccuracy(logits: logits, labels: truth).loss)
         }
-        var metricValues: [String: Double] = [:]
-        let trainingOriginal = rows(trainingRange, originalOnly: true)
-        if let (m, loss) = metrics(trainingOriginal) { metricValues["training.accuracy"] = m.accuracy; metricValues["training.loss"] = loss }
-        let validationMetrics = metrics(validationRows)
-        if let (m, loss) = validationMetrics { metricValues["validation.accuracy"] = m.accuracy; metricValues["validation.loss"] = loss }
-        let testMetrics = metrics(testRows)
-        if let (m, loss) = testMetrics { metricValues["test.accuracy"] = m.accuracy; metricValues["test.loss"] = loss }
-
+        let validationMetrics = metrics(validationRows, of: measuredHead)
         // The logistic head's optimum with the held-out validation images added back: validation
         // measured the head above; the model keeps every training image.
         var finalHead = measuredHead
@@ -217,6 +210,14 @@ public struct ImageClassifierTrainer {
             finalHead = head([ImageClassifierHead.Layer(weight: refit.parameters.weight, bias: refit.parameters.bias)])
             emit(.note("refitted on the training and validation images together (L2 penalty \(penalty))"))
         }
+
+        // Training and test metrics are the written model's.
+        var metricValues: [String: Double] = [:]
+        let trainingOriginal = rows(trainingRange, originalOnly: true)
+        if let (m, loss) = metrics(trainingOriginal, of: finalHead) { metricValues["training.accuracy"] = m.accuracy; metricValues["training.loss"] = loss }
+        if let (m, loss) = validationMetrics { metricValues["validation.accuracy"] = m.accuracy; metricValues["validation.loss"] = loss }
+        let testMetrics = metrics(testRows, of: finalHead)
+        if let (m, loss) = testMetrics { metricValues["test.accuracy"] = m.accuracy; metricValues["test.loss"] = loss }
 
         var trainingMetadata = config.metadata
         if let penalty { trainingMetadata["l2Penalty"] = .number(penalty) }
