@@ -46,6 +46,9 @@ struct ActionTrainingOptions: ParsableArguments {
     @Option(help: "Network: auto (graph for body18/hand21, temporal for custom joints), graph-convolution (ST-GCN) or temporal-convolution.")
     var architecture: String = "auto"
 
+    @Option(help: "Features of the random-convolution head (MiniRocket-style) averaged with the network; 0 trains the network alone.")
+    var randomConvolutionFeatures: Int = ActionClassifierTrainingConfiguration().randomConvolutionFeatures
+
     @Option(help: "How the hand (chirality) of hand clips is used: ignore (default), mirror (left hands mirrored to right), or input.")
     var chirality: String = ChiralityHandling.ignore.rawValue
 
@@ -93,6 +96,7 @@ struct ActionTrainingOptions: ParsableArguments {
         configuration.validationFraction = validationFraction
         configuration.earlyStoppingPatience = patience
         configuration.architecture = ActionClassifierArchitecture.Kind(rawValue: architecture)
+        configuration.randomConvolutionFeatures = randomConvolutionFeatures
         configuration.chirality = ChiralityHandling(name: chirality) ?? .ignore
         configuration.seed = seed
         let trainer = try ActionClassifierTrainer(configuration: configuration, observer: Console.observer(quiet: quiet))
