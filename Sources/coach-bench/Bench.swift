@@ -14,7 +14,7 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, detector; slow re-measurements of alternatives: action-compare, hand-compare, hand-action-compare, detector-experiments; detector-quick.")
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, detector; slow re-measurements of alternatives: action-compare, hand-compare, hand-action-compare, detector-experiments; detector-quick; samples, samples-realism.")
     var only: String = "tensor,backbone,imageclassifier,action,detector"
 
     @Option(help: "The imported backbone model file.")
@@ -75,6 +75,8 @@ struct Bench: ParsableCommand {
         if groups.contains("action") {
             try ActionBenchmarks.run(sharedPath: shared, threadCounts: threadCounts, seconds: seconds)
         }
+        if groups.contains("samples") { try SampleBenchmarks.run() }
+        if groups.contains("samples-realism") { try SampleBenchmarks.runRealism() }
         if groups.contains("action-compare") {
             try ActionComparison.run(sharedPath: shared, seeds: [0, 1])
         }
