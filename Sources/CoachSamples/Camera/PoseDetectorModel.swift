@@ -7,9 +7,9 @@ import CoachRandom
 /// size in the image and is correlated from frame to frame, confidences that drop for joints
 /// the body hides from the camera (a far-side arm behind the trunk, the far ear, the face seen
 /// from behind) and for fast-moving, blurred joints, joints missed or outside the picture,
-/// occasional left/right swaps, and clips where only one head point is tracked (skeleton
+/// occasional left/right swaps, clips where only one head point is tracked (skeleton
 /// sources without a face, such as Kinect or hand-annotated sets: no eyes or ears, the nose
-/// at the head's centre).
+/// at the head's centre) and clips without confidences (all 1).
 public struct PoseDetectorModel: Equatable, Sendable {
     /// Position error (standard deviation) as a fraction of the body's height in the image: a
     /// clip draws its own level in this range.
@@ -26,6 +26,10 @@ public struct PoseDetectorModel: Equatable, Sendable {
     public var frameDropProbability: Float = 0.01
     /// The share of clips with only a head point (no eyes, no ears).
     public var headPointOnlyShare: Float = 0.25
+    /// The share of clips from sources without confidences (hand annotations, skeleton files
+    /// without a confidence column, which FORMATS.md §3.2 reads as 1.0): every detected joint
+    /// has confidence 1.
+    public var unitConfidenceShare: Float = 0.2
     /// Confidences below this are reported as not detected (the app's threshold).
     public var confidenceThreshold: Float = 0.1
 
@@ -42,6 +46,7 @@ public struct PoseDetectorModel: Equatable, Sendable {
         let rho = powf(noiseCorrelation, Float(30 / frameRate))
         let innovation = (1 - rho * rho).squareRoot()
         let headOnly = g.nextBool(probability: headPointOnlyShare)
+        let unitConfidence = g.nextBool(probability: unitConfidenceShare)
         // Per-clip confidence of each joint when plainly visible (wrists and ankles lowest).
         let baseConfidence: [Float] = Body18.allCases.map { joint in
             switch joint {
@@ -113,7 +118,7 @@ public struct PoseDetectorModel: Equatable, Sendable {
                 guard confidence >= confidenceThreshold else { continue }
                 position += SIMD2(error[joint].x / aspect, error[joint].y)
                 guard (0...1).contains(position.x), (0...1).contains(position.y) else { continue }
-                keypoints[joint] = SyntheticKeypoint(x: position.x, y: position.y, confidence: confidence)
+                keypoints[joint] = SyntheticKeypoint(x: position.x, y: position.y, confidence: unitConfidence ? 1 : confidence)
             }
             if swapFrames.contains(index) {
                 let swapped = keypoints

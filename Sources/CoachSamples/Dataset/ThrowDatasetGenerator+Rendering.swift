@@ -43,8 +43,9 @@ extension ThrowDatasetGenerator {
             activities.append(kind.rawValue)
             performance = thrown
             fill(draw(c.backgroundAroundThrowRange))
-            throwSegment = (offset + thrown.motionStart - Double(g.nextUniform(0, 0.3)))...(offset + thrown.followThroughEnd
-                + Double(g.nextUniform(0.1, 0.5)))
+            // Annotators mark a throw loosely: from a little before the wind-up to a while after the follow-through.
+            throwSegment = (offset + thrown.motionStart - Double(g.nextUniform(0, 0.6)))...(offset + thrown.followThroughEnd
+                + Double(g.nextUniform(0.1, 0.8)))
         } else {
             fill(draw(c.backgroundClipDurationRange))
         }

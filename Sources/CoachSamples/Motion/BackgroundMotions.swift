@@ -116,7 +116,9 @@ public enum BackgroundMotions {
             }
             s.key(after: 0.8 * T, pose: rest, tangent: .still)
         case .armSwings:
-            let both = g.nextBool(probability: 0.6), circles = g.nextBool()
+            // Arm circles with one or both arms; pendulum swings always with both arms, in
+            // opposition or together (one arm swinging alone would be a practice throw).
+            let circles = g.nextBool(), both = !circles || g.nextBool(probability: 0.6), together = g.nextBool()
             let amplitude = g.nextUniform(30, 70)
             for index in 0..<repeats(circles ? 0.8 : 0.9) {
                 if circles {  // arm circles: forward, up, back, down
@@ -127,11 +129,11 @@ public enum BackgroundMotions {
                         if both { change[.leftShoulderPlane] = plane; change[.leftShoulderElevation] = elevation; change[.leftElbowFlexion] = 10 }
                         s.key(after: 0.2 * T, change)
                     }
-                } else {  // loose pendulum swings of both arms, in opposition or together
+                } else {  // loose pendulum swings of both arms
                     let sign: Float = index % 2 == 0 ? 1 : -1
                     s.key(after: 0.45 * T, [.rightShoulderPlane: 90, .leftShoulderPlane: 90,
                                             .rightShoulderElevation: sign * amplitude,
-                                            .leftShoulderElevation: both ? -sign * amplitude : 10,
+                                            .leftShoulderElevation: together ? sign * amplitude : -sign * amplitude,
                                             .rightElbowFlexion: 15, .leftElbowFlexion: 15,
                                             .rightKneeFlexion: 10 + 5 * sign, .leftKneeFlexion: 10 + 5 * sign], tangent: .still)
                 }
