@@ -53,7 +53,7 @@ public enum ThrowMotions {
         }
         let motionStart = s.time
         var steps = stride > 0.12 * height
-        if g.nextBool(probability: 0.1 + 0.5 * effort) {  // leg lift of a wind-up
+        if g.nextBool(probability: 0.15 + 0.6 * effort) {  // leg lift of a wind-up (most hard throwers)
             s.key(after: Double(g.nextUniform(0.35, 0.6)) * T,
                   [.leftHipFlexion: 55 + 40 * effort, .leftKneeFlexion: 60 + 35 * effort, .leftHipAbduction: 0,
                    .rightKneeFlexion: 15, .trunkFlexion: -5, .trunkTwist: -10 * effort,
@@ -82,7 +82,7 @@ public enum ThrowMotions {
               planted(5 + 15 * effort).merging([.rootZ: stride * 0.45, .neckTwist: 0,
                .trunkTwist: 10 + 30 * effort, .trunkFlexion: 5 + 22 * effort, .trunkLateralBend: -(8 + 20 * effort),
                .leftKneeFlexion: 20 + 15 * effort, .rightHipFlexion: -(10 + 10 * effort), .rightKneeFlexion: 25 + 15 * effort,
-               .rightShoulderPlane: g.nextUniform(20, 45), .rightShoulderElevation: g.nextUniform(105, 125),
+               .rightShoulderPlane: g.nextUniform(20, 45), .rightShoulderElevation: g.nextUniform(110, 128),
                .rightShoulderRotation: cockRotation * 0.15, .rightElbowFlexion: g.nextUniform(15, 35),
                .leftShoulderPlane: 70, .leftShoulderElevation: 30 + 20 * (1 - effort), .leftElbowFlexion: 90]) { $1 },
               tangent: .peak(factor: 2.5))

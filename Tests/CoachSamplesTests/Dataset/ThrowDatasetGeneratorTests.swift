@@ -197,6 +197,23 @@ final class ThrowDatasetGeneratorTests: XCTestCase {
         XCTAssertGreaterThan(Double(farMissed) / Double(far), 1.5 * Double(nearMissed) / Double(near))
     }
 
+    /// Over a whole generated clip the bones keep their lengths and the joints their limits.
+    func testBonesKeepTheirLengthsOverAClip() throws {
+        let clips = try ThrowDatasetGenerator().makeClips(clips: 8, seed: 14)
+        for clip in clips where !clip.poses.isEmpty {
+            let first = clip.bodies[0]
+            for (body, pose) in zip(clip.bodies, clip.poses) {
+                XCTAssertTrue(JointLimits.human.contains(pose), clip.name)
+                for (a, b) in [(Body18.rightShoulder, Body18.rightElbow), (.leftElbow, .leftWrist), (.rightHip, .rightKnee),
+                               (.leftKnee, .leftAnkle), (.rightHip, .leftHip)] {
+                    let now = body[a] - body[b], then = first[a] - first[b]
+                    XCTAssertEqual((now * now).sum().squareRoot(), (then * then).sum().squareRoot(), accuracy: 1e-4, clip.name)
+                }
+                XCTAssertGreaterThanOrEqual(min(body[.rightAnkle].y, body[.leftAnkle].y), 0.02, "on or above the floor")
+            }
+        }
+    }
+
     /// Some clips look like skeleton sources with one head point and no confidences.
     func testSomeClipsHaveOnlyAHeadPointOrNoConfidences() throws {
         let clips = try ThrowDatasetGenerator().makeClips(clips: 60, seed: 12)
