@@ -73,8 +73,8 @@ public struct ThrowDatasetGenerator: Sendable {
     }
 
     /// `clips` rendered clips drawn from `seed`, in memory: the configured share without a
-    /// throw (part of them motion capture of the split's subjects), the rest spread evenly over
-    /// the throw kinds, in shuffled order.
+    /// throw (part of them motion capture of the split's subjects when `motionCapture` is given),
+    /// the rest spread evenly over the throw kinds, in shuffled order.
     public func makeClips(clips: Int, seed: UInt64, split: Split = .training,
                           motionCapture: MotionCaptureLibrary? = nil) throws -> [GeneratedClip] {
         var result: [GeneratedClip] = []
