@@ -20,7 +20,7 @@ public enum MocapError: LocalizedError, Equatable {
     public var errorDescription: String? {
         switch self {
         case .unreadable(let path, let reason):
-            return "cannot read motion capture '\(path)': \(reason); check the path (the repository ships datasets/mocap-motions)"
+            return "cannot read motion capture '\(path)': \(reason); run from the Coach checkout, which ships datasets/mocap-motions, or pass its folder (coach generate-samples --motion-capture <folder>)"
         case .missingColumn(let path, let column):
             return "\(path): header has no column '\(column)'; motion files need <joint>_x,<joint>_y,<joint>_z for the 15 joints listed in datasets/mocap-motions/README.md"
         case .wrongCellCount(let path, let line, let expected, let found):
@@ -30,7 +30,7 @@ public enum MocapError: LocalizedError, Equatable {
         case .empty(let path):
             return "\(path): no frames after the header; remove the file or restore it"
         case .noMotions(let path):
-            return "'\(path)' holds no motion files (csv/<trial>.csv); point the generator at datasets/mocap-motions"
+            return "'\(path)' holds no motion files (csv/<trial>.csv); point the generator at the checkout's datasets/mocap-motions (coach generate-samples --motion-capture <folder>)"
         }
     }
 }
