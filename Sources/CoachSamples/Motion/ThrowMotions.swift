@@ -44,8 +44,6 @@ public enum ThrowMotions {
               [.heading: closed, .neckTwist: -closed * 0.8, .rightShoulderPlane: 70, .rightShoulderElevation: high ? 35 : 20,
                .rightShoulderRotation: 0, .rightElbowFlexion: high ? 110 : 70, .leftShoulderPlane: 80,
                .leftShoulderElevation: high ? 35 : 15, .leftElbowFlexion: high ? 100 : 30], tangent: .still)
-        // The throw starts with any pump-fake: an annotator marks it as part of the throw.
-        let motionStart = s.time
         if g.nextBool(probability: 0.15) {  // a pump-fake
             s.key(after: 0.3 * T, [.rightShoulderPlane: 10, .rightShoulderElevation: 85, .rightShoulderRotation: -70,
                                    .rightElbowFlexion: 95, .trunkTwist: -10], tangent: .still)
@@ -53,6 +51,7 @@ public enum ThrowMotions {
                                     .rightElbowFlexion: 100, .trunkTwist: 0], tangent: .still)
             s.hold(Double(g.nextUniform(0.1, 0.4)) * T)
         }
+        let motionStart = s.time
         var steps = stride > 0.12 * height
         if g.nextBool(probability: 0.15 + 0.6 * effort) {  // leg lift of a wind-up (most hard throwers)
             s.key(after: Double(g.nextUniform(0.35, 0.6)) * T,
@@ -141,13 +140,12 @@ public enum ThrowMotions {
                    .rightElbowFlexion: g.nextUniform(20, 70), .leftShoulderPlane: g.nextUniform(40, 90),
                    .leftShoulderElevation: g.nextUniform(10, 50), .leftElbowFlexion: g.nextUniform(10, 60),
                    .leftHipFlexion: 0, .rightHipFlexion: 0, .leftKneeFlexion: 5, .rightKneeFlexion: 5], tangent: .still)
-            // The throw starts with any practice swing or hesitation: an annotator marks it as part of the throw.
-            motionStart = s.time
-            if g.nextBool(probability: 0.2) {
+            if g.nextBool(probability: 0.2) {  // a practice swing or hesitation
                 s.key(after: 0.35 * T, [.rightShoulderElevation: -g.nextUniform(15, 35), .rightElbowFlexion: 10], tangent: .still)
                 s.key(after: 0.35 * T, [.rightShoulderElevation: g.nextUniform(15, 35), .rightElbowFlexion: 25], tangent: .still)
                 s.hold(Double(g.nextUniform(0.1, 0.5)) * T)
             }
+            motionStart = s.time
             if g.nextBool() {  // a small forward lift before the backswing
                 s.key(after: 0.2 * T, [.rightShoulderElevation: g.nextUniform(25, 45), .rightElbowFlexion: 20])
             }
