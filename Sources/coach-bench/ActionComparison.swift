@@ -1,4 +1,5 @@
 import CoachData
+import CoachSamples
 import CoachModels
 import CoachRandom
 import CoachTraining

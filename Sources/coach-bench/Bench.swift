@@ -14,8 +14,8 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, detector; slow re-measurements of alternatives: action-peers (Coach beside aeon's MiniRocket/MultiRocket), action-compare, hand-compare, hand-action-compare, detector-experiments; detector-quick.")
-    var only: String = "tensor,backbone,imageclassifier,action,detector"
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-peers (Coach beside aeon's MiniRocket/MultiRocket), samples, detector; slow re-measurements of alternatives: action-compare, hand-compare, hand-action-compare, detector-experiments, samples-realism; detector-quick.")
+    var only: String = "tensor,backbone,imageclassifier,action,action-peers,samples,detector"
 
     @Option(help: "The imported backbone model file.")
     var backbone: String = "models/efficientnet-lite0.h5"
@@ -34,6 +34,9 @@ struct Bench: ParsableCommand {
 
     @Option(help: "Seeds for the comparisons (comma-separated).")
     var seeds: String = "0,1,2"
+
+    @Option(help: "Seeds for action-peers (comma-separated; each seed trains Coach and both peers on every split).")
+    var peerSeeds: String = "0"
 
     @Option(help: "Head configurations for the detector-experiments group (see DetectorExperiments).")
     var detectorConfigs: String = "coding=anchors,strides=16+32;coding=anchors,strides=16;coding=anchors,strides=32;coding=anchor-free,strides=16"
@@ -76,12 +79,14 @@ struct Bench: ParsableCommand {
         if groups.contains("action") {
             try ActionBenchmarks.run(sharedPath: shared, threadCounts: threadCounts, seconds: seconds)
         }
+        if groups.contains("samples") { try SampleBenchmarks.run() }
+        if groups.contains("samples-realism") { try SampleBenchmarks.runRealism() }
         if groups.contains("action-compare") {
             try ActionComparison.run(sharedPath: shared, seeds: [0, 1])
         }
         if groups.contains("action-peers") {
             try ActionPeerComparison.run(sharedPath: shared, peerPython: peerPython,
-                                         seeds: seeds.split(separator: ",").compactMap { UInt64($0) })
+                                         seeds: peerSeeds.split(separator: ",").compactMap { UInt64($0) })
         }
         if groups.contains("hand-compare") {
             try HandPoseComparison.run(sharedPath: shared, seeds: seeds.split(separator: ",").compactMap { UInt64($0) },

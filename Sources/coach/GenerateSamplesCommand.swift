@@ -1,5 +1,6 @@
 import ArgumentParser
 import CoachData
+import CoachSamples
 import Foundation
 
 /// `coach generate-samples`: writes the project's seeded sample datasets (no data is
@@ -10,9 +11,12 @@ struct GenerateSamplesCommand: ParsableCommand {
         abstract: "Write the seeded sample datasets that `make demo` trains on.",
         discussion: """
         Every dataset is synthetic and fully determined by --seed:
-          throws       a kinematic stick figure (body18) doing overhand, underhand and
-                       underleg cornhole throws and background actions ('none'), as pose
-                       CSV/JSON clips plus Create ML annotation CSVs (train/ and test/)
+          throws       3-D people of varied build throwing overhand, underhand and under
+                       the leg among things people do between throws, plus real motion
+                       capture (datasets/mocap-motions) as 'none', filmed by virtual phone
+                       cameras from every side and seen by a simulated pose detector: body18
+                       pose CSV/JSON clips plus Create ML annotation CSVs (train/ and test/,
+                       other people in test/)
           hand-poses   21-joint hands (open, fist, one, peace, background) with chirality,
                        as single-pose CSV tables (train.csv, test.csv)
           hand-actions 21-joint hand clips (wave, grab, swipe, background) with
@@ -47,13 +51,18 @@ struct GenerateSamplesCommand: ParsableCommand {
     @Option(help: "The seed every random choice flows from.")
     var seed: UInt64 = 1
 
+    @Option(help: "The motion-capture folder the throws dataset shows as real background motion (default: the checkout's datasets/mocap-motions).")
+    var motionCapture: String?
+
     func run() throws {
         try reportingErrors {
             let root = URL(fileURLWithPath: output)
             for sample in only.isEmpty ? Sample.allCases : only {
                 switch sample {
                 case .throws_:
-                    let (train, test) = try ThrowDatasetGenerator().generateSplits(
+                    var configuration = ThrowDatasetConfiguration()
+                    if let motionCapture { configuration.motionCaptureDirectory = URL(fileURLWithPath: motionCapture) }
+                    let (train, test) = try ThrowDatasetGenerator(configuration: configuration).generateSplits(
                         into: root.appendingPathComponent("throws"), trainingClips: 240, testClips: 80, seed: seed)
                     Console.print("throws: \(train.clipFiles.count) training clips → \(train.annotationFile.path), "
                                   + "\(test.clipFiles.count) test clips → \(test.annotationFile.path)")

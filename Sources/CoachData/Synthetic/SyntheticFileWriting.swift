@@ -2,9 +2,9 @@ import Foundation
 
 /// Small helpers the synthetic dataset writers share: folder creation and file writes
 /// that turn system errors into `SyntheticDataError`s naming the path.
-enum SyntheticFileWriting {
+package enum SyntheticFileWriting {
     /// Creates `directory` (and its parents) unless it exists.
-    static func createDirectory(_ directory: URL) throws {
+    package static func createDirectory(_ directory: URL) throws {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -16,7 +16,7 @@ enum SyntheticFileWriting {
     ///
     /// Uses C stdio: on Linux, Foundation's `Data.write(to:)` costs about 3 ms per file,
     /// thirty times more than `fwrite`, which dominates writing a few hundred clips.
-    static func write(_ bytes: [UInt8], to url: URL) throws {
+    package static func write(_ bytes: [UInt8], to url: URL) throws {
         let path = url.path
         guard let file = fopen(path, "wb") else {
             throw SyntheticDataError.cannotWrite(path: path, reason: String(cString: strerror(errno)))

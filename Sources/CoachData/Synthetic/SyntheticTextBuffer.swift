@@ -1,27 +1,28 @@
 /// A byte buffer for writing CSV and JSON text quickly and identically on every machine:
 /// numbers are printed in fixed-point notation with a given number of decimals, without
 /// going through locale-dependent or platform-dependent formatting.
-struct SyntheticTextBuffer {
+package struct SyntheticTextBuffer {
     /// The UTF-8 text written so far.
-    private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
 
-    init(reservingCapacity capacity: Int = 0) {
+    /// An empty buffer with room for `capacity` bytes.
+    package init(reservingCapacity capacity: Int = 0) {
         bytes.reserveCapacity(capacity)
     }
 
     /// Appends `text` verbatim.
-    mutating func append(_ text: String) {
+    package mutating func append(_ text: String) {
         bytes.append(contentsOf: text.utf8)
     }
 
     /// Appends one ASCII byte.
-    mutating func append(byte: UInt8) {
+    package mutating func append(byte: UInt8) {
         bytes.append(byte)
     }
 
     /// Appends `value` with exactly `decimals` digits after the point (rounded half away
     /// from zero); negative zero is printed as zero.
-    mutating func append(_ value: Double, decimals: Int) {
+    package mutating func append(_ value: Double, decimals: Int) {
         var scale: Int64 = 1
         for _ in 0..<decimals { scale *= 10 }
         let scaled = Int64((value * Double(scale)).rounded(.toNearestOrAwayFromZero))
@@ -41,12 +42,12 @@ struct SyntheticTextBuffer {
     }
 
     /// Appends a float with `decimals` digits after the point.
-    mutating func append(_ value: Float, decimals: Int) {
+    package mutating func append(_ value: Float, decimals: Int) {
         append(Double(value), decimals: decimals)
     }
 
     /// Appends a non-negative integer.
-    mutating func append(integer value: Int) {
+    package mutating func append(integer value: Int) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         appendDigits(UInt64(value.magnitude))
     }
