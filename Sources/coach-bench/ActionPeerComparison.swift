@@ -1,6 +1,7 @@
 import CoachData
 import CoachModels
 import CoachRandom
+import CoachSamples
 import CoachTraining
 import Foundation
 
@@ -16,6 +17,10 @@ enum ActionPeerComparison {
         var training: [Int]
         var test: [Int]
         var windowLength: Int
+        /// The test examples' dataset when it is not `dataset` (a separate test set).
+        var testDataset: PoseDataset? = nil
+
+        var evaluationDataset: PoseDataset { testDataset ?? dataset }
     }
 
     struct Scores {
@@ -48,6 +53,16 @@ enum ActionPeerComparison {
         } else {
             print("note: \(tracksURL.path) is missing: fingertip tracks skipped")
         }
+        // Generated body18 throws: training and test clips of other people and other cameras.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coach-bench-peer-throws-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let generated = try ThrowDatasetGenerator().generateSplits(into: folder, trainingClips: 160, testClips: 80, seed: 11)
+        let training = try PoseDataset.loadAnnotations(generated.training.annotationFile)
+        let test = try PoseDataset.loadAnnotations(generated.test.annotationFile)
+        result.append(("generated throws (body18, 2-D), 160 training clips, 80 test clips of other people and cameras", [
+            Split(name: "generated throws", dataset: training, training: Array(training.examples.indices),
+                  test: Array(test.examples.indices), windowLength: 45, testDataset: test),
+        ]))
         return result
     }
 
@@ -72,7 +87,7 @@ enum ActionPeerComparison {
                     total.seconds += Timing.now() - start
                     func accuracy(_ weight: Float) throws -> Double {
                         model.randomConvolutionWeight = weight
-                        return try ActionClassifierEvaluation.evaluate(model, on: split.dataset, exampleIndices: split.test)
+                        return try ActionClassifierEvaluation.evaluate(model, on: split.evaluationDataset, exampleIndices: split.test)
                             .metrics.accuracy
                     }
                     let chosen = model.randomConvolutionWeight
@@ -105,9 +120,9 @@ enum ActionPeerComparison {
     static func runPeers(_ split: Split, script: URL, python: String, seeds: [UInt64]) throws -> [UInt64: (Double, Double, Double)] {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("coach-peers-\(getpid()).json")
         defer { try? FileManager.default.removeItem(at: file) }
-        func clips(_ indices: [Int]) -> [[String: Any]] {
+        func clips(_ indices: [Int], of dataset: PoseDataset) -> [[String: Any]] {
             indices.map { index in
-                let example = split.dataset.examples[index]
+                let example = dataset.examples[index]
                 let frames: [[Any]] = example.sequence.frames.map { frame in
                     frame.keypoints.flatMap { keypoint -> [Any] in
                         let depth = split.dataset.hasDepth
@@ -118,7 +133,7 @@ enum ActionPeerComparison {
                 return ["label": example.label, "frames": frames]
             }
         }
-        let json: [String: Any] = ["train": clips(split.training), "test": clips(split.test)]
+        let json: [String: Any] = ["train": clips(split.training, of: split.dataset), "test": clips(split.test, of: split.evaluationDataset)]
         try JSONSerialization.data(withJSONObject: json).write(to: file)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
