@@ -193,3 +193,19 @@ extension Tensor {
         }
     }
 }
+
+extension Tensor {
+    /// The rows `indices` (in that order, repeats allowed) of a [N, D] matrix, as [indices.count, D].
+    public func rows(_ indices: [Int]) -> Tensor {
+        precondition(shape.count == 2, "rows(_:) needs a matrix, not shape \(shape)")
+        let width = shape[1]
+        return Tensor(shape: [indices.count, width]) { out in
+            withUnsafeBufferPointer { values in
+                for (row, index) in indices.enumerated() {
+                    precondition(index >= 0 && index < shape[0], "row \(index) is outside 0..<\(shape[0])")
+                    for column in 0..<width { out[row * width + column] = values[index * width + column] }
+                }
+            }
+        }
+    }
+}

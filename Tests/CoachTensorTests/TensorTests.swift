@@ -13,6 +13,14 @@ final class TensorTests: XCTestCase {
         XCTAssertEqual(b[0, 0], 9)
     }
 
+    func testRowsGathersInTheGivenOrderWithRepeats() {
+        let m = Tensor(shape: [3, 2], scalars: [1, 2, 3, 4, 5, 6])
+        let picked = m.rows([2, 0, 2])
+        XCTAssertEqual(picked.shape, [3, 2])
+        XCTAssertEqual(picked.scalars, [5, 6, 1, 2, 5, 6])
+        XCTAssertEqual(m.rows([]).shape, [0, 2])
+    }
+
     func testReshapeInfersOneExtent() {
         let t = Tensor(shape: [2, 3], scalars: [1, 2, 3, 4, 5, 6])
         XCTAssertEqual(t.reshaped(to: [3, -1]).shape, [3, 2])

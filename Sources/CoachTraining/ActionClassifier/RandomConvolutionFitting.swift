@@ -98,13 +98,12 @@ struct RandomConvolutionFitting {
         var foldOf: [Int: Int] = [:]
         for (position, group) in distinctGroups.enumerated() { foldOf[group] = position % RandomConvolutionFitting.foldCount }
         var losses = [Double](repeating: 0, count: penalties.count)
-        let width = features.shape[1]
         for fold in 0..<RandomConvolutionFitting.foldCount {
             let training = groups.indices.filter { foldOf[groups[$0]] != fold }
             let held = groups.indices.filter { foldOf[groups[$0]] == fold }
             guard Set(training.map { targets[$0] }).count >= 2, !held.isEmpty else { continue }
-            let trainingFeatures = features.rows(training, width: width)
-            let heldFeatures = features.rows(held, width: width)
+            let trainingFeatures = features.rows(training)
+            let heldFeatures = features.rows(held)
             var start: SoftmaxRegression.Parameters? = nil
             for (index, penalty) in penalties.enumerated() {
                 let fit = SoftmaxRegression(l2Penalty: penalty).fit(

@@ -82,15 +82,14 @@ func chooseL2Penalty(_ data: HeadTrainingData, configuration: ImageClassifierTra
     generator.shuffle(&images)
     var foldOf: [Int: Int] = [:]
     for (position, image) in images.enumerated() { foldOf[image] = position % folds }
-    let width = data.training.shape[1]
     var losses = [Double](repeating: 0, count: candidates.count)
     for fold in 0..<folds {
         let rows = data.trainingGroups.indices
         let training = rows.filter { foldOf[data.trainingGroups[$0]] != fold }
         let held = rows.filter { foldOf[data.trainingGroups[$0]] == fold && data.trainingIsOriginal[$0] }
         guard !held.isEmpty, !training.isEmpty else { continue }
-        let trainingFeatures = data.training.rows(training, width: width)
-        let heldFeatures = data.training.rows(held, width: width)
+        let trainingFeatures = data.training.rows(training)
+        let heldFeatures = data.training.rows(held)
         var start: SoftmaxRegression.Parameters? = nil
         for (index, penalty) in candidates.enumerated() {
             let fit = SoftmaxRegression(l2Penalty: penalty).fit(
@@ -107,19 +106,6 @@ func chooseL2Penalty(_ data: HeadTrainingData, configuration: ImageClassifierTra
     let table = zip(candidates, losses).map { "\($0): \(String(format: "%.4f", $1))" }.joined(separator: ", ")
     observer?(.note("L2 penalty \(candidates[best]) chosen by \(folds)-fold cross-validation over the training images (held-out log loss \(table))"))
     return candidates[best]
-}
-
-extension Tensor {
-    /// The rows `indices` of this [N, width] matrix.
-    func rows(_ indices: [Int], width: Int) -> Tensor {
-        Tensor(shape: [indices.count, width]) { out in
-            withUnsafeBufferPointer { values in
-                for (row, index) in indices.enumerated() {
-                    for column in 0..<width { out[row * width + column] = values[index * width + column] }
-                }
-            }
-        }
-    }
 }
 
 /// The MLP head: standardised features → dense (ReLU, dropout) → dense to classes.
@@ -164,7 +150,6 @@ func fitMLPHead(_ data: HeadTrainingData, configuration: ImageClassifierTraining
     var history: [IterationSummary] = []
     var step = 0
     var stoppedEarly = false
-    let width = data.training.shape[1]
     func evaluate(_ features: Tensor) -> Tensor {
         let tape = Tape(mode: .inference, recordsGradients: false)
         return network(tape.constant(features)).value
@@ -175,10 +160,7 @@ func fitMLPHead(_ data: HeadTrainingData, configuration: ImageClassifierTraining
         var lossSum = 0.0
         for start in stride(from: 0, to: rowCount, by: configuration.batchSize) {
             let rows = order[start..<min(rowCount, start + configuration.batchSize)]
-            var scalars: [Float] = []
-            scalars.reserveCapacity(rows.count * width)
-            for row in rows { scalars += data.training.scalars[(row * width)..<((row + 1) * width)] }
-            let batch = Tensor(shape: [rows.count, width], scalars: scalars)
+            let batch = data.training.rows(Array(rows))
             optimizer.learningRate = schedule.rate(at: step)
             let tape = Tape(mode: .training, generator: generator.fork())
             let loss = Loss.softmaxCrossEntropy(logits: network(tape.constant(batch)), labels: rows.map { data.trainingLabels[$0] })
