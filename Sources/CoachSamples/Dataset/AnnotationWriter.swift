@@ -5,7 +5,7 @@ import Foundation
 /// file listing every segment (FORMATS.md §3.6: `file,label,start,end`), returning the summary.
 struct AnnotationWriter {
     private var summary: ThrowDatasetSummary
-    private var annotations: [(file: String, segment: SyntheticSegment)] = []
+    private var annotations: [(file: String, segment: PoseSegment)] = []
     private let format: ThrowDatasetConfiguration.AnnotationFormat
     private var performers = Set<Int>(), trials = Set<String>()
 
@@ -31,7 +31,8 @@ struct AnnotationWriter {
         for segment in clip.segments {
             annotations.append((clip.fileName, segment))
             summary.segmentsPerLabel[segment.label, default: 0] += 1
-            summary.secondsPerLabel[segment.label, default: 0] += segment.end - segment.start
+            let clipEnd = clip.frames.last?.time ?? 0
+            summary.secondsPerLabel[segment.label, default: 0] += (segment.end ?? clipEnd) - (segment.start ?? 0)
         }
     }
 
@@ -43,20 +44,25 @@ struct AnnotationWriter {
             summary.annotationFile = summary.directory.appendingPathComponent("annotations.csv")
             text.append("file,label,start,end\n")
             for (file, segment) in annotations {
-                text.append("\(file),\(segment.label),")
-                text.append(segment.start, decimals: 3)
+                text.append("\(file),\(segment.label),")   // an empty bound is the clip's own (FORMATS §3.6)
+                if let start = segment.start { text.append(start, decimals: 3) }
                 text.append(byte: 44)
-                text.append(segment.end, decimals: 3)
+                if let end = segment.end { text.append(end, decimals: 3) }
                 text.append(byte: 10)
             }
         case .json:
             summary.annotationFile = summary.directory.appendingPathComponent("annotations.json")
             text.append("[\n")
             for (index, (file, segment)) in annotations.enumerated() {
-                text.append("  {\"file\": \"\(file)\", \"label\": \"\(segment.label)\", \"start\": ")
-                text.append(segment.start, decimals: 3)
-                text.append(", \"end\": ")
-                text.append(segment.end, decimals: 3)
+                text.append("  {\"file\": \"\(file)\", \"label\": \"\(segment.label)\"")
+                if let start = segment.start {
+                    text.append(", \"start\": ")
+                    text.append(start, decimals: 3)
+                }
+                if let end = segment.end {
+                    text.append(", \"end\": ")
+                    text.append(end, decimals: 3)
+                }
                 text.append(index + 1 < annotations.count ? "},\n" : "}\n")
             }
             text.append("]\n")

@@ -30,7 +30,7 @@ public struct GeneratedClip: Sendable {
     /// The camera that filmed it.
     public var camera: VirtualCamera
     /// The annotation segments (each throw with its label; background with the background label).
-    public var segments: [SyntheticSegment]
+    public var segments: [PoseSegment]
     /// The clip's class: its throw's label, or the background label.
     public var label: String
     /// The throw in the clip, if any, with its phases in clip time.

@@ -67,14 +67,14 @@ extension ThrowDatasetGenerator {
         let (camera, shake) = c.cameraPlacement.random(around: centre, height: height, heading: 0, using: &g)
         let observed = c.detector.observe(bodies, camera: camera, shake: shake, frameRate: frameRate, using: &g)
         let duration = Double(frameCount - 1) / frameRate
-        var segments: [SyntheticSegment] = []
+        var segments: [PoseSegment] = []
         if let throwSegment, let kind {
             let start = max(throwSegment.lowerBound, 0), end = min(throwSegment.upperBound, duration)
-            if start > 0.3 { segments.append(SyntheticSegment(label: c.backgroundLabel, start: 0, end: start)) }
-            segments.append(SyntheticSegment(label: kind.rawValue, start: start, end: end))
-            if duration - end > 0.3 { segments.append(SyntheticSegment(label: c.backgroundLabel, start: end, end: duration)) }
+            if start > 0.3 { segments.append(PoseSegment(label: c.backgroundLabel, start: 0, end: start)) }
+            segments.append(PoseSegment(label: kind.rawValue, start: start, end: end))
+            if duration - end > 0.3 { segments.append(PoseSegment(label: c.backgroundLabel, start: end, end: duration)) }
         } else {
-            segments.append(SyntheticSegment(label: c.backgroundLabel, start: 0, end: duration))
+            segments.append(PoseSegment(label: c.backgroundLabel, start: 0, end: duration))
         }
         return GeneratedClip(name: name, source: .scripted(performer: performer.identifier), frameRate: frameRate,
                              frames: observed.frames, bodies: bodies, poses: poses, truePositions: observed.truth,
@@ -101,7 +101,7 @@ extension ThrowDatasetGenerator {
         let length = Double(bodies.count - 1) / frameRate
         return GeneratedClip(name: name, source: .motionCapture(trial: clip.name), frameRate: frameRate,
                              frames: observed.frames, bodies: bodies, poses: [], truePositions: observed.truth,
-                             camera: camera, segments: [SyntheticSegment(label: c.backgroundLabel, start: 0, end: length)],
+                             camera: camera, segments: [PoseSegment(label: c.backgroundLabel, start: 0, end: length)],
                              label: c.backgroundLabel, throwPerformance: nil, throwOffset: 0, isLeftHanded: mirrored,
                              activities: [], writesJSON: false, writesMissingJointsAsEmptyCells: false)
     }
