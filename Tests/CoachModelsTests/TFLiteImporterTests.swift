@@ -114,3 +114,112 @@ final class TFLiteImporterTests: XCTestCase {
         }
     }
 }
+
+/// The importer and the graph format on small hand-made models and on damaged files.
+final class TFLiteImporterErrorTests: XCTestCase {
+    func fixture(_ name: String) -> URL {
+        SharedData.repositoryRoot.appendingPathComponent("Tests/CoachModelsTests/Fixtures/\(name)")
+    }
+
+    /// A two-LOGISTIC, one-ADD model (made with TFLite's own schema code): the graph computes
+    /// σ(σ(x) + x), checked by hand, and survives a model-file round trip.
+    func testSmallModelImportsAndComputes() throws {
+        let graph = try TFLiteImporter.graph(of: try TFLiteModel(contentsOf: fixture("logistic-add.tflite")))
+        XCTAssertEqual(graph.nodes.map(\.operation), [.logistic, .add, .logistic])
+        let x = Tensor(shape: [1, 4, 4, 1], scalars: (0..<16).map { Float($0) / 8 - 1 })
+        let expected = x.scalars.map { v -> Float in
+            let s = 1 / (1 + exp(-v))
+            return 1 / (1 + exp(-(s + v)))
+        }
+        let y = graph.run([x])[0]
+        XCTAssertEqual(y.shape, [1, 4, 4, 1])
+        for (a, b) in zip(y.scalars, expected) { XCTAssertEqual(a, b, accuracy: 1e-6) }
+        // LiteRT printed 0.32496247 0.358752 0.39432248 0.4313477 for the first four.
+        XCTAssertEqual(y.scalars[0], 0.32496247, accuracy: 1e-6)
+        XCTAssertEqual(y.scalars[3], 0.4313477, accuracy: 1e-6)
+
+        let folder = try temporaryDirectory(self)
+        let file = try graph.modelFile(metadata: ModelMetadata(task: "graph-test"))
+        try file.write(to: folder.appendingPathComponent("a.h5"))
+        try file.write(to: folder.appendingPathComponent("b.h5"))
+        let loaded = try GraphNetwork(file: try ModelFile.read(from: folder.appendingPathComponent("a.h5")))
+        XCTAssertEqual(loaded, graph)
+        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("a.h5")),
+                       try Data(contentsOf: folder.appendingPathComponent("b.h5")))
+    }
+
+    /// Every unsupported operator is named in one error, with where it is used.
+    func testUnsupportedOperatorsAreListed() throws {
+        let model = try TFLiteModel(contentsOf: fixture("unsupported-operators.tflite"))
+        XCTAssertThrowsError(try TFLiteImporter.graph(of: model)) { error in
+            let text = (error as? LocalizedError)?.errorDescription ?? ""
+            XCTAssertTrue(text.contains("TANH (operator 0)"), text)
+            XCTAssertTrue(text.contains("MUL (operator 1)"), text)
+            XCTAssertTrue(text.contains("unsupported-operators.tflite"), text)
+            XCTAssertFalse(text.contains("LOGISTIC"), text)
+        }
+    }
+
+    /// Missing, empty, foreign, truncated and bit-flipped files give a `TFLiteError` naming the
+    /// file (or, for flips in weight bytes, a model that still checks out) — never a crash.
+    func testDamagedFilesGiveErrors() throws {
+        let folder = try temporaryDirectory(self)
+        XCTAssertThrowsError(try TFLiteModel(contentsOf: folder.appendingPathComponent("none.tflite"))) {
+            XCTAssertEqual($0 as? TFLiteError, .fileNotFound(path: folder.appendingPathComponent("none.tflite").path))
+        }
+        XCTAssertThrowsError(try TFLiteModel(bytes: [], path: "empty.tflite")) {
+            guard case .notTFLite(let path, _)? = $0 as? TFLiteError else { return XCTFail("\($0)") }
+            XCTAssertEqual(path, "empty.tflite")
+        }
+        XCTAssertThrowsError(try TFLiteModel(bytes: Array("PK\u{3}\u{4} not a model at all".utf8), path: "x.tflite")) {
+            XCTAssertTrue(($0 as? LocalizedError)?.errorDescription?.contains("TFL3") == true)
+        }
+        let source = TFLiteImporterTests.modelFolder.appendingPathComponent(MediaPipeModel.handLandmarks.fileName)
+        let bytes: [UInt8]
+        if FileManager.default.fileExists(atPath: source.path) {
+            bytes = [UInt8](try Data(contentsOf: source))
+        } else {
+            bytes = [UInt8](try Data(contentsOf: fixture("logistic-add.tflite")))
+        }
+        for length in [8, 12, 64, 200, bytes.count / 3, bytes.count * 9 / 10] {
+            XCTAssertThrowsError(try TFLiteImporter.graph(of: try TFLiteModel(bytes: Array(bytes.prefix(length)), path: "cut.tflite")),
+                                 "truncated to \(length) bytes") { error in
+                XCTAssertNotNil(error as? TFLiteError, "\(error)")
+            }
+        }
+        var generator = SeededGenerator(seed: 3)
+        var errors = 0
+        for _ in 0..<60 {
+            var damaged = bytes
+            // Flip bytes in the structure (the first and last 64 KiB hold the tables; weights sit between).
+            for _ in 0..<4 {
+                let region = generator.nextInt(in: 0...1) == 0 ? 0..<min(65_536, bytes.count) : max(0, bytes.count - 65_536)..<bytes.count
+                damaged[generator.nextInt(in: region.lowerBound...(region.upperBound - 1))] ^= UInt8(1 << generator.nextInt(in: 0...7))
+            }
+            do {
+                let graph = try TFLiteImporter.graph(of: try TFLiteModel(bytes: damaged, path: "flipped.tflite"))
+                if case .failure(let problems) = graph.shapes() { XCTFail("an imported graph must check out: \(problems)") }
+            } catch let error as TFLiteError {
+                errors += 1
+                XCTAssertTrue(error.errorDescription?.contains("flipped.tflite") == true, "\(error)")
+            }
+        }
+        XCTAssertGreaterThan(errors, 0, "some structural damage must be detected")
+    }
+
+    /// A model file whose graph reads an undefined value or has a filter of the wrong shape is a
+    /// `ModelFileError` listing the problems.
+    func testInconsistentGraphIsRejectedOnLoad() throws {
+        let graph = try TFLiteImporter.graph(of: try TFLiteModel(contentsOf: fixture("logistic-add.tflite")))
+        var broken = graph
+        broken.nodes[1].inputs = [broken.nodes[1].inputs[0], 99]
+        broken.valueCount = 100
+        broken.nodes[2].operation = .conv2D
+        let file = try broken.modelFile(metadata: ModelMetadata(task: "graph-test"))
+        XCTAssertThrowsError(try GraphNetwork(file: file)) { error in
+            let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            XCTAssertTrue(text.contains("node 1 (add)"), text)
+            XCTAssertTrue(text.contains("node 2 (conv2d)"), text)
+        }
+    }
+}

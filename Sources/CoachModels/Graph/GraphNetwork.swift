@@ -114,7 +114,11 @@ extension GraphNetwork {
         func define(_ id: Int, _ shape: [Int], _ what: String) {
             guard (0..<valueCount).contains(id) else { problems.append(GraphProblem("\(what) defines value \(id), outside 0..<\(valueCount)")); return }
             guard shapes[id] == nil else { problems.append(GraphProblem("\(what) redefines value \(id)")); return }
-            guard shape.allSatisfy({ $0 > 0 }), shape.count <= 6 else { problems.append(GraphProblem("\(what) has shape \(shape)")); return }
+            guard shape.allSatisfy({ $0 > 0 && $0 <= 1 << 20 }), shape.count <= 6,
+                  shape.reduce(1.0, { $0 * Double($1) }) <= Double(1 << 28) else {
+                problems.append(GraphProblem("\(what) has shape \(shape)"))
+                return
+            }
             shapes[id] = shape
         }
         for port in inputs { define(port.value, port.shape, "input '\(port.name)'") }

@@ -30,6 +30,18 @@ public enum TFLiteImporter {
         return builtinNames[op.builtinCode] ?? "builtin operator \(op.builtinCode)"
     }
 
+    /// The number of elements of `shape`, nil unless every extent is positive and the total at most 2²⁸.
+    static func elementCount(_ shape: [Int]) -> Int? {
+        var count = 1
+        for extent in shape {
+            guard extent > 0 else { return nil }
+            let (product, overflow) = count.multipliedReportingOverflow(by: extent)
+            guard !overflow, product <= 1 << 28 else { return nil }
+            count = product
+        }
+        return count
+    }
+
     /// A constant operand as read from the file: its shape and scalars.
     struct Constant {
         var shape: [Int]
@@ -97,7 +109,9 @@ public enum TFLiteImporter {
                     return Float(bitPattern: UInt32(bytes[p]) | UInt32(bytes[p + 1]) << 8 | UInt32(bytes[p + 2]) << 16 | UInt32(bytes[p + 3]) << 24)
                 }
             }
-            let count = info.shape.reduce(1, *)
+            guard let count = TFLiteImporter.elementCount(info.shape) else {
+                throw TFLiteError.malformed(path: path, what: "tensor \(index) '\(info.name)' has shape \(info.shape)")
+            }
             if let sparsity = info.sparsity {
                 return Constant(shape: info.shape, values: try densify(values, shape: info.shape, sparsity: sparsity, tensor: index))
             }
@@ -168,6 +182,9 @@ public enum TFLiteImporter {
 
         mutating func build() throws {
             for index in model.inputs {
+                guard TFLiteImporter.elementCount(model.tensors[index].shape) != nil else {
+                    throw TFLiteError.unsupported(path: path, problems: ["input '\(model.tensors[index].name)' has shape \(model.tensors[index].shape); Coach needs fixed, positive sizes"])
+                }
                 let id = newValue()
                 valueOf[index] = id
                 inputs.append(.init(name: model.tensors[index].name, value: id, shape: model.tensors[index].shape))
@@ -230,7 +247,12 @@ public enum TFLiteImporter {
                     problem("only constant (weight) inputs are supported")
                     return
                 }
-                constants[outputTensor] = Constant(shape: model.tensors[outputTensor].shape, values: value.values)
+                let shape = model.tensors[outputTensor].shape
+                guard TFLiteImporter.elementCount(shape) == value.values.count else {
+                    problem("turns \(value.values.count) values into shape \(shape)")
+                    return
+                }
+                constants[outputTensor] = Constant(shape: shape, values: value.values)
                 return
             }
             var inputs: [Int] = []
