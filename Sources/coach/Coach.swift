@@ -34,7 +34,7 @@ struct Coach: ParsableCommand {
         """,
         version: version,
         subcommands: [TrainCommand.self, EvaluateCommand.self, PredictCommand.self, InspectCommand.self,
-                      ImportBackboneCommand.self, ImportPoseModelsCommand.self, GenerateSamplesCommand.self,
+                      ImportBackboneCommand.self, ImportPoseModelsCommand.self, ExtractPosesCommand.self, GenerateSamplesCommand.self,
                       ClassifyImageNetCommand.self]
     )
 }

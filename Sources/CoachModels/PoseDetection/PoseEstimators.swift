@@ -27,6 +27,9 @@ public struct BodyLandmarks: Equatable, Sendable {
     ]
     /// The 33 landmarks; confidence is the visibility MediaPipe predicts.
     public var landmarks: [PoseLandmark]
+    /// The model's two auxiliary points, the hip centre and a point on the circle around the body:
+    /// the next frame's region comes from them when tracking.
+    public var auxiliary: [PoseLandmark]
     /// The model's confidence that a person is in the region.
     public var score: Float
     /// The region the landmark model looked at.
@@ -151,7 +154,17 @@ public struct BodyPoseEstimator: Sendable {
     /// The landmark model's region for a detection: centred on the hip-centre keypoint, twice its
     /// distance to the extent keypoint across, turned so the body points up, enlarged by 1.25.
     public func region(for detection: KeypointDetection, imageWidth: Int, imageHeight: Int) -> RotatedRegion {
-        let center = detection.keypoints[0], extent = detection.keypoints[1]
+        BodyPoseEstimator.region(center: detection.keypoints[0], extent: detection.keypoints[1],
+                                 imageWidth: imageWidth, imageHeight: imageHeight)
+    }
+
+    /// The region for the next frame from a pose's auxiliary points (MediaPipe's `pose_landmarks_to_roi`).
+    public func region(following pose: BodyLandmarks, imageWidth: Int, imageHeight: Int) -> RotatedRegion {
+        BodyPoseEstimator.region(center: (pose.auxiliary[0].x, pose.auxiliary[0].y), extent: (pose.auxiliary[1].x, pose.auxiliary[1].y),
+                                 imageWidth: imageWidth, imageHeight: imageHeight)
+    }
+
+    static func region(center: (x: Float, y: Float), extent: (x: Float, y: Float), imageWidth: Int, imageHeight: Int) -> RotatedRegion {
         let dx = (extent.x - center.x) * Float(imageWidth), dy = (extent.y - center.y) * Float(imageHeight)
         let size = 2 * (dx * dx + dy * dy).squareRoot()
         let region = RotatedRegion(centerX: center.x, centerY: center.y, width: size / Float(imageWidth), height: size / Float(imageHeight),
@@ -167,7 +180,7 @@ public struct BodyPoseEstimator: Sendable {
         guard score >= minimumScore else { return nil }
         let raw = outputs[0].scalars
         func sigmoid(_ v: Float) -> Float { 1 / (1 + exp(-v)) }
-        var points = (0..<33).map { i in
+        var points = (0..<35).map { i in
             PoseLandmark(x: raw[5 * i] / 256, y: raw[5 * i + 1] / 256, z: raw[5 * i + 2] / 256, confidence: sigmoid(raw[5 * i + 3]))
         }
         BodyPoseEstimator.refine(&points, heatmap: outputs[3])
@@ -175,7 +188,7 @@ public struct BodyPoseEstimator: Sendable {
             let projected = region.project(x: p.x, y: p.y)
             return PoseLandmark(x: projected.x, y: projected.y, z: p.z * region.width, confidence: p.confidence)
         }
-        return BodyLandmarks(landmarks: points, score: score, region: region)
+        return BodyLandmarks(landmarks: Array(points[0..<33]), auxiliary: Array(points[33..<35]), score: score, region: region)
     }
 
     /// MediaPipe's `RefineLandmarksFromHeatmapCalculator` (kernel 7, minimum confidence 0.5): each

@@ -1,0 +1,174 @@
+import ArgumentParser
+import CoachData
+import CoachModels
+import Foundation
+
+/// `coach extract-poses`: Vision-compatible body or hand poses from photos, photo folders and videos.
+struct ExtractPosesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extract-poses",
+        abstract: "Extract body (body18) or hand (hand21) poses from photos, photo folders and videos.",
+        discussion: """
+        Runs MediaPipe's pose or hand models (imported by `coach import-pose-models`; `make build` \
+        does it) with Coach's own engine, the way MediaPipe's graphs run them: a detector finds \
+        the person or the palms, a landmark model reads a rotated crop, and in videos and photo \
+        folders each frame's crop follows the previous frame's landmarks, smoothed over time.
+
+        Each INPUT becomes one pose clip in FORMATS §3 (a `time` column and x, y, confidence per \
+        joint, normalised to the image, origin top-left; a frame without a person has empty \
+        cells). A photo gives a one-frame clip; a folder of photos is an image sequence in name \
+        order at --frame-rate; a video keeps its own frame times and its rotation metadata.
+
+        Joints are Vision's: body18 takes the neck as the shoulders' midpoint and each joint's \
+        confidence from MediaPipe's visibility; hand21 follows Vision's hand-joint order, every \
+        joint carrying the hand's presence score, and records the hand's chirality. MediaPipe \
+        assumes mirrored (selfie) images; Coach assumes ordinary camera images unless --mirrored.
+
+        Examples:
+          coach extract-poses throw.mp4 --joints body18 --output throw.csv --draw throw.png
+          coach extract-poses photos/*.jpg --joints hand21 --output poses/
+          coach extract-poses frames/ --frame-rate 60 --output clip.json
+        """)
+
+    @Argument(help: "Photos (.jpg, .png), folders of photos, or videos (.mp4, .mov, .mkv, .avi, …).")
+    var inputs: [String]
+
+    @Option(help: "body18 or hand21.")
+    var joints: String = "body18"
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Where to write: a .csv or .json file for one input, or a folder (one clip per input, named after it). Without it, one input's clip is printed as CSV.", valueName: "path"))
+    var output: String?
+
+    @Option(help: "With a folder --output: csv or json.")
+    var format: String = "csv"
+
+    @Option(help: ArgumentHelp("Draw the poses to check by eye: a photo with its skeleton, or for a video or photo folder a sheet of 12 frames (PNG or JPEG, by extension). One input only.", valueName: "picture"))
+    var draw: String?
+
+    @Option(help: "Frames per second of a photo folder (image sequence).")
+    var frameRate: Double = 30
+
+    @Flag(help: "The media are mirrored (front-camera selfies): swaps hand chirality.")
+    var mirrored = false
+
+    @Option(help: "The folder with the imported pose models.")
+    var models: String = "models/pose"
+
+    func validate() throws {
+        guard ExtractedJoints(rawValue: joints) != nil else { throw ValidationError("--joints must be body18 or hand21 (got '\(joints)')") }
+        guard ["csv", "json"].contains(format) else { throw ValidationError("--format must be csv or json (got '\(format)')") }
+        guard frameRate > 0 && frameRate <= 1000 else { throw ValidationError("--frame-rate must be in (0, 1000] (got \(frameRate))") }
+        if inputs.count > 1 {
+            guard let output, !output.hasSuffix(".csv"), !output.hasSuffix(".json") else {
+                throw ValidationError("several inputs need a folder --output (one clip per input)")
+            }
+        }
+        if draw != nil && inputs.count != 1 { throw ValidationError("--draw writes one picture: give exactly one input with it") }
+        if let draw, !["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: draw).pathExtension.lowercased()) {
+            throw ValidationError("--draw must name a .png or .jpg file (got '\(draw)')")
+        }
+        let missing = inputs.filter { !FileManager.default.fileExists(atPath: $0) }
+        if !missing.isEmpty { throw ValidationError("no such file or folder: " + missing.joined(separator: ", ")) }
+    }
+
+    func destination(for input: URL) -> URL? {
+        guard let output else { return nil }
+        if output.hasSuffix(".csv") || output.hasSuffix(".json") { return URL(fileURLWithPath: output) }
+        let stem = input.hasDirectoryPath || MediaKind.of(input) == .imageSequence ? input.lastPathComponent : input.deletingPathExtension().lastPathComponent
+        return URL(fileURLWithPath: output).appendingPathComponent(stem + "." + format)
+    }
+
+    func run() throws {
+        let kind = ExtractedJoints(rawValue: joints)!
+        let extractor: PoseExtractor
+        do {
+            extractor = try PoseExtractor(joints: kind, modelFolder: URL(fileURLWithPath: models), mirrored: mirrored)
+        } catch {
+            throw ValidationError("\(error.localizedDescription)\nThe pose models come from `make build` (or `coach import-pose-models`); point --models at their folder.")
+        }
+        if let output, !(output.hasSuffix(".csv") || output.hasSuffix(".json")) {
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        }
+        var failures: [String] = []
+        for path in inputs {
+            let input = URL(fileURLWithPath: path)
+            let started = Date()
+            var sampler = FrameSampler(keep: draw != nil && MediaKind.of(input) != .photo ? 12 : 0)
+            var drawn: RGBImage?
+            do {
+                var observed = 0
+                let clip = try extractor.extract(from: input, frameRate: frameRate, observe: { image, time, keypoints in
+                    observed += 1
+                    if draw != nil {
+                        if MediaKind.of(input) == .photo {
+                            drawn = image
+                            drawn!.drawPose(keypoints, jointSet: kind.jointSet)
+                        } else {
+                            sampler.offer(image: image, time: time, keypoints: keypoints, jointSet: kind.jointSet)
+                        }
+                    }
+                    let seconds = Date().timeIntervalSince(started)
+                    Console.progress("\(input.lastPathComponent): \(observed) frames, \(String(format: "%.1f", Double(observed) / max(seconds, 1e-9))) frames/s",
+                                     phase: "extract \(path)")
+                })
+                Console.clearProgress()
+                let found = clip.frames.filter { $0.detectedCount > 0 }.count
+                let seconds = Date().timeIntervalSince(started)
+                Console.note("\(path): \(clip.frames.count) frame\(clip.frames.count == 1 ? "" : "s"), poses in \(found), "
+                             + "\(String(format: "%.1f", Double(clip.frames.count) / max(seconds, 1e-9))) frames/s"
+                             + (clip.chirality.map { ", \($0.rawValue) hand" } ?? ""))
+                let text = (destination(for: input)?.pathExtension == "json") ? clip.jsonText() : clip.csvText()
+                if let url = destination(for: input) {
+                    try Data(text.utf8).write(to: url, options: .atomic)
+                    Console.note("  wrote \(url.path)")
+                } else {
+                    Console.print(String(text.dropLast()))
+                }
+                if let draw {
+                    let picture = try drawn ?? sampler.sheet()
+                    let url = URL(fileURLWithPath: draw)
+                    if url.pathExtension.lowercased() == "png" { try picture?.writePNG(to: url) } else { try picture?.writeJPEG(to: url) }
+                    if picture != nil { Console.note("  drew \(draw)") }
+                }
+            } catch {
+                Console.clearProgress()
+                Console.error("\(path): \(error.localizedDescription)")
+                failures.append(path)
+            }
+        }
+        if !failures.isEmpty {
+            throw ValidationError("\(failures.count) of \(inputs.count) input\(inputs.count == 1 ? "" : "s") failed: " + failures.joined(separator: ", "))
+        }
+    }
+}
+
+/// Keeps about `keep` evenly spaced frames of a clip of unknown length (halving as it grows),
+/// with their poses drawn, for a contact sheet.
+struct FrameSampler {
+    let keep: Int
+    var stride = 1
+    var seen = 0
+    var frames: [(image: RGBImage, label: String)] = []
+
+    init(keep: Int) { self.keep = keep }
+
+    mutating func offer(image: RGBImage, time: Double, keypoints: [Keypoint?], jointSet: JointSet) {
+        defer { seen += 1 }
+        guard keep > 0, seen % stride == 0 else { return }
+        let width = min(320, image.width), height = max(1, image.height * width / max(image.width, 1))
+        guard var thumbnail = try? image.resized(width: width, height: height).rgbImage() else { return }
+        thumbnail.drawPose(keypoints, jointSet: jointSet)
+        frames.append((thumbnail, String(format: "%.2fs", time)))
+        if frames.count >= 2 * keep {
+            frames = frames.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+            stride *= 2
+        }
+    }
+
+    func sheet() throws -> RGBImage? {
+        guard !frames.isEmpty else { return nil }
+        let step = max(1, frames.count / keep)
+        let chosen = frames.enumerated().filter { $0.offset % step == 0 }.prefix(keep).map(\.element)
+        return try ContactSheet.make(Array(chosen), columns: 4)
+    }
+}
