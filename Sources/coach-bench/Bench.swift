@@ -14,8 +14,11 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-peers (Coach beside aeon's MiniRocket/MultiRocket), samples, detector; slow re-measurements of alternatives: action-compare, hand-compare, hand-action-compare, detector-experiments, samples-realism; detector-quick.")
-    var only: String = "tensor,backbone,imageclassifier,action,action-peers,samples,detector"
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-peers (Coach beside aeon's MiniRocket/MultiRocket), pose-models (MediaPipe's models beside LiteRT, 1080p video), samples, detector; slow re-measurements of alternatives: action-compare, hand-compare, hand-action-compare, detector-experiments, samples-realism; detector-quick.")
+    var only: String = "tensor,backbone,imageclassifier,action,action-peers,pose-models,samples,detector"
+
+    @Option(help: "The folder of imported pose models.")
+    var poseModels: String = "models/pose"
 
     @Option(help: "The imported backbone model file.")
     var backbone: String = "models/efficientnet-lite0.h5"
@@ -79,6 +82,11 @@ struct Bench: ParsableCommand {
         if groups.contains("action") {
             try ActionBenchmarks.run(sharedPath: shared, threadCounts: threadCounts, seconds: seconds)
         }
+        if groups.contains("pose-models") {
+            try PoseModelBenchmarks.run(modelFolder: poseModels, peerPython: peerPython, sharedPath: shared,
+                                        threadCounts: threadCounts, seconds: seconds)
+        }
+        if groups.contains("pose-profile") { try PoseModelBenchmarks.profile(modelFolder: poseModels) }
         if groups.contains("samples") { try SampleBenchmarks.run() }
         if groups.contains("samples-realism") { try SampleBenchmarks.runRealism() }
         if groups.contains("action-compare") {

@@ -26,7 +26,8 @@ enum ActionClassifierCommands: TaskCommandHandler {
             throw ValidationError("give the labeled data with exactly one of --data DIR|TABLE.csv or --annotations FILE")
         }
         let model = try ActionClassifierModel(contentsOf: URL(fileURLWithPath: modelPath))
-        let options = try readingOptions(frameRate: data.frameRate, keypointOrigin: data.keypointOrigin, model: model)
+        let options = try data.media.attach(to: try readingOptions(frameRate: data.frameRate, keypointOrigin: data.keypointOrigin, model: model),
+                                            joints: model.jointSet)
         let source = URL(fileURLWithPath: data.data ?? data.annotations ?? "")
         let dataset = data.data != nil ? try PoseDataset.load(source, options: options)
                                        : try PoseDataset.loadAnnotations(source, options: options)
@@ -71,7 +72,8 @@ enum ActionClassifierCommands: TaskCommandHandler {
     static func predict(modelPath: String, options: PredictCommand) throws {
         let classifier = try ActionClassifier(contentsOf: URL(fileURLWithPath: modelPath))
         if let threshold = options.confidenceThreshold { classifier.confidenceThreshold = Float(threshold) }
-        let reading = try readingOptions(frameRate: options.frameRate, keypointOrigin: options.keypointOrigin, model: classifier.model)
+        let reading = try options.media.attach(to: try readingOptions(frameRate: options.frameRate, keypointOrigin: options.keypointOrigin, model: classifier.model),
+                                               joints: classifier.model.jointSet)
         var results: [ClipPredictions] = []
         let sequences = try options.inputs.map { try PoseClipReader.read(URL(fileURLWithPath: $0), options: reading) }
         warnIfUpsideDown(classifier.model, sequences: sequences, origin: reading.keypointOrigin)

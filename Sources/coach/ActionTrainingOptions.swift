@@ -58,6 +58,8 @@ struct ActionTrainingOptions: ParsableArguments {
     @Flag(help: "Continue an interrupted run from OUTPUT's checkpoint (same data and options).")
     var resume = false
 
+    @OptionGroup var media: PoseMediaOptions
+
     @Flag(help: "Print only the report, warnings and the result (no progress lines).")
     var quiet = false
 
@@ -101,7 +103,8 @@ struct ActionTrainingOptions: ParsableArguments {
         configuration.seed = seed
         let trainer = try ActionClassifierTrainer(configuration: configuration, observer: Console.observer(quiet: quiet))
 
-        let options = PoseReadingOptions(frameRate: frameRate, keypointOrigin: KeypointOrigin(rawValue: keypointOrigin) ?? .topLeft)
+        let options = try media.attach(to: PoseReadingOptions(frameRate: frameRate, keypointOrigin: KeypointOrigin(rawValue: keypointOrigin) ?? .topLeft),
+                                       joints: handJointsOnly ? .hand21 : .body18)
         let source = URL(fileURLWithPath: data ?? annotations ?? "")
         let dataset = data != nil ? try PoseDataset.load(source, options: options)
                                   : try PoseDataset.loadAnnotations(source, options: options)

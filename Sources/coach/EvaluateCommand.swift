@@ -57,6 +57,8 @@ struct EvaluationDataOptions: ParsableArguments {
 
     @Option(help: "Keypoint origin of pose data: top-left or bottom-left (pose tasks).")
     var keypointOrigin: String?
+
+    @OptionGroup var media: PoseMediaOptions
 }
 
 /// `coach predict MODEL INPUT…`: runs any Coach model on new inputs.
@@ -99,6 +101,8 @@ struct PredictCommand: ParsableCommand {
 
     @Option(help: "Keypoint origin of pose data: top-left or bottom-left (pose tasks).")
     var keypointOrigin: String?
+
+    @OptionGroup var media: PoseMediaOptions
 
     @Flag(help: "Print the predictions as JSON.")
     var json = false

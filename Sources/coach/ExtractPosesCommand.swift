@@ -167,8 +167,8 @@ struct FrameSampler {
 
     func sheet() throws -> RGBImage? {
         guard !frames.isEmpty else { return nil }
-        let step = max(1, frames.count / keep)
-        let chosen = frames.enumerated().filter { $0.offset % step == 0 }.prefix(keep).map(\.element)
-        return try ContactSheet.make(Array(chosen), columns: 4)
+        let count = min(keep, frames.count)
+        let chosen = (0..<count).map { frames[count == 1 ? 0 : $0 * (frames.count - 1) / (count - 1)] }
+        return try ContactSheet.make(chosen, columns: 4)
     }
 }

@@ -25,7 +25,8 @@ enum HandPoseClassifierCommands: TaskCommandHandler {
             throw ValidationError("\(modelPath) is a hand-pose classifier: give the labeled poses with --data TABLE.csv|DIR (or clips with --annotations FILE)")
         }
         let model = try HandPoseClassifierModel(contentsOf: URL(fileURLWithPath: modelPath))
-        let options = try readingOptions(frameRate: data.frameRate, keypointOrigin: data.keypointOrigin)
+        let options = try data.media.attach(to: try readingOptions(frameRate: data.frameRate, keypointOrigin: data.keypointOrigin),
+                                            joints: model.jointSet)
         let set = data.data != nil ? try SinglePoseSet.load(URL(fileURLWithPath: path), options: options)
             : SinglePoseSet.flattening(try PoseDataset.loadAnnotations(URL(fileURLWithPath: path), options: options))
         let evaluation = try HandPoseClassifierEvaluation.evaluate(model, on: set, observer: Console.observer(quiet: json))
@@ -54,7 +55,8 @@ enum HandPoseClassifierCommands: TaskCommandHandler {
 
     static func predict(modelPath: String, options: PredictCommand) throws {
         let classifier = try HandPoseClassifier(contentsOf: URL(fileURLWithPath: modelPath))
-        let reading = try readingOptions(frameRate: options.frameRate, keypointOrigin: options.keypointOrigin)
+        let reading = try options.media.attach(to: try readingOptions(frameRate: options.frameRate, keypointOrigin: options.keypointOrigin),
+                                               joints: classifier.model.jointSet)
         var results: [FilePredictions] = []
         for input in options.inputs {
             let set = try SinglePoseSet.readPoses(URL(fileURLWithPath: input), options: reading)

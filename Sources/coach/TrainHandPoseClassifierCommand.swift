@@ -91,6 +91,8 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
     @Option(help: "The seed every random choice flows from.")
     var seed: UInt64 = 0
 
+    @OptionGroup var media: PoseMediaOptions
+
     @Flag(help: "Continue an interrupted run from OUTPUT's checkpoint (same data and options).")
     var resume = false
 
@@ -144,7 +146,8 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
             configuration.seed = seed
             let trainer = try HandPoseClassifierTrainer(configuration: configuration, observer: Console.observer(quiet: quiet))
 
-            let options = PoseReadingOptions(frameRate: frameRate, keypointOrigin: KeypointOrigin(rawValue: keypointOrigin) ?? .topLeft)
+            let options = try media.attach(to: PoseReadingOptions(frameRate: frameRate, keypointOrigin: KeypointOrigin(rawValue: keypointOrigin) ?? .topLeft),
+                                           joints: .hand21)
             let set = try SinglePoseSet.load(URL(fileURLWithPath: data), options: options)
             HandPoseReport.printSummary(SinglePoseSetSummary(set: set))
             let network = configuration.networkArchitecture

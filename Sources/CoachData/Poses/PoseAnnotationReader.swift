@@ -151,7 +151,8 @@ public enum PoseAnnotationReader {
     }
 
     /// The pose file `reference` names: the file itself when it is `.csv`/`.json`, else the `.csv` or
-    /// `.json` with the same stem beside it.
+    /// `.json` with the same stem beside it, else — a video or photo that exists — the media itself
+    /// (its poses are extracted when the dataset is read with a `MediaPoseReader`).
     static func resolve(_ reference: String, relativeTo folder: URL, problem: (String) -> Void) -> URL? {
         let named = reference.hasPrefix("/") ? URL(fileURLWithPath: reference) : folder.appendingPathComponent(reference)
         let fileManager = FileManager.default
@@ -167,7 +168,8 @@ public enum PoseAnnotationReader {
         switch candidates.count {
         case 1: return candidates[0]
         case 0:
-            problem("file '\(reference)' has no pose clip (looked for \(stem.lastPathComponent).csv and \(stem.lastPathComponent).json in \(stem.deletingLastPathComponent().path)): expected the clip's poses beside the annotation file")
+            if MediaKind.of(named) != nil && fileManager.fileExists(atPath: named.path) { return named }
+            problem("file '\(reference)' has no pose clip (looked for \(stem.lastPathComponent).csv and \(stem.lastPathComponent).json in \(stem.deletingLastPathComponent().path)): expected the clip's poses, or the video itself, beside the annotation file")
         default:
             problem("file '\(reference)' matches both \(stem.lastPathComponent).csv and \(stem.lastPathComponent).json: expected one pose clip per stem (name the file with its extension)")
         }

@@ -36,6 +36,19 @@ public enum PoseClipReader {
     }
 
     static func read(_ file: URL, options: PoseReadingOptions, log: inout PoseProblemLog) -> PoseSequence? {
+        if let kind = MediaKind.of(file) {
+            guard let media = options.media else {
+                log.add(file, "is a \(kind == .video ? "video" : kind == .photo ? "photo" : "folder of photos"): Coach extracts poses from media "
+                        + "with its pose models (`make build` imports them into models/pose; or run `coach extract-poses` first and name the clip)")
+                return nil
+            }
+            do {
+                return try media.read(file)
+            } catch {
+                log.add(file, (error as? LocalizedError)?.errorDescription ?? "\(error)")
+                return nil
+            }
+        }
         switch file.pathExtension.lowercased() {
         case "csv": return readCSV(file, options: options, log: &log)
         case "json": return readJSON(file, options: options, log: &log)

@@ -56,7 +56,9 @@ extension PoseDataset {
             var clipFiles: [URL] = []
             do {
                 for file in try sortedEntries(of: entry) {
-                    if !isDirectory(file), PoseClipReader.fileExtensions.contains(file.pathExtension.lowercased()) {
+                    let ext = file.pathExtension.lowercased()
+                    if !isDirectory(file), PoseClipReader.fileExtensions.contains(ext)
+                        || MediaKind.videoExtensions.contains(ext) || MediaKind.photoExtensions.contains(ext) {
                         clipFiles.append(file)
                     } else {
                         ignored.append(file)
@@ -67,10 +69,15 @@ extension PoseDataset {
                 continue
             }
             if clipFiles.isEmpty {
-                log.add(entry, "class folder '\(label)' has no .csv or .json clips: expected at least one clip per class")
+                log.add(entry, "class folder '\(label)' has no .csv or .json clips, videos or photos: expected at least one clip per class")
             }
             for file in clipFiles {
                 if let clip = PoseClipReader.read(file, options: options, log: &log) {
+                    // A photo or video in which no pose was found is skipped (listed as ignored).
+                    if MediaKind.of(file) != nil && clip.frames.allSatisfy({ $0.detectedCount == 0 }) {
+                        ignored.append(file)
+                        continue
+                    }
                     clips.append(LabeledPoseClip(sequence: clip, segments: [PoseSegment(label: label)]))
                 }
             }

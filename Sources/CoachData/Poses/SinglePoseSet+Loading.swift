@@ -60,8 +60,8 @@ extension SinglePoseSet {
     public static func readPoses(_ file: URL, options: PoseReadingOptions = PoseReadingOptions()) throws -> SinglePoseSet {
         var log = PoseProblemLog()
         var result: SinglePoseSet? = nil
-        switch file.pathExtension.lowercased() {
-        case "json":
+        switch MediaKind.of(file) != nil ? "media" : file.pathExtension.lowercased() {
+        case "json", "media":
             if let clip = PoseClipReader.read(file, options: options, log: &log) { result = poses(of: clip) }
         case "csv":
             guard let table = CSVTable.read(file, log: &log) else { break }

@@ -39,7 +39,7 @@ extension GraphNetwork {
     }
 
     /// One node's result.
-    static func evaluate(_ node: Node, _ x: [Tensor]) -> Tensor {
+    public static func evaluate(_ node: Node, _ x: [Tensor]) -> Tensor {
         let activation = GraphNetwork.activation(node.activation)
         func activated(_ t: Tensor) -> Tensor {
             switch activation {

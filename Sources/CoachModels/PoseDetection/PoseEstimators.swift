@@ -94,6 +94,7 @@ func loadPoseGraph(_ model: MediaPipeModel, folder: URL) throws -> GraphNetwork 
 /// square input, detections decoded and mapped back to the image.
 struct LetterboxedDetector {
     let graph: GraphNetwork
+    let executor: GraphExecutor
     let decoder: SSDDetectionDecoder
     let range: ClosedRange<Float>
 
@@ -107,6 +108,7 @@ struct LetterboxedDetector {
             throw PoseModelError.wrongModel(path: "detector", expected: "detector", reason: "outputs \(graph.outputs.map(\.shape))")
         }
         self.graph = graph
+        self.executor = GraphExecutor(graph)
         self.decoder = SSDDetectionDecoder(anchors: anchors, inputSize: Float(size[1]), keypointCount: keypointCount)
         self.range = range
     }
@@ -116,7 +118,7 @@ struct LetterboxedDetector {
         let w = Float(image.width), h = Float(image.height), long = max(w, h)
         let region = RotatedRegion(centerX: 0.5, centerY: 0.5, width: long / w, height: long / h)
         let padX = (long - w) / long / 2, padY = (long - h) / long / 2
-        let outputs = graph.run([region.crop(image, size: size, range: range, border: .zero)])
+        let outputs = executor.run([region.crop(image, size: size, range: range, border: .zero)])
         return decoder.detections(boxes: outputs[0].scalars, scores: outputs[1].scalars).map { d in
             var d = d
             func x(_ v: Float) -> Float { (v - padX) / (1 - 2 * padX) }
@@ -134,6 +136,7 @@ struct LetterboxedDetector {
 public struct BodyPoseEstimator: Sendable {
     let detector: LetterboxedDetector
     let landmarkGraph: GraphNetwork
+    let landmarkExecutor: GraphExecutor
     /// Regions whose pose score is below this give no pose.
     public var minimumScore: Float = 0.5
 
@@ -142,6 +145,7 @@ public struct BodyPoseEstimator: Sendable {
         detector = try LetterboxedDetector(graph: try loadPoseGraph(.bodyDetector, folder: folder), strides: [8, 16, 32, 32, 32],
                                            keypointCount: 4, range: -1...1)
         landmarkGraph = try loadPoseGraph(.bodyLandmarks, folder: folder)
+        landmarkExecutor = GraphExecutor(landmarkGraph)
         guard landmarkGraph.inputs.first?.shape == [1, 256, 256, 3], landmarkGraph.outputs.map(\.shape).prefix(4) == [[1, 195], [1, 1], [1, 256, 256, 1], [1, 64, 64, 39]] else {
             throw PoseModelError.wrongModel(path: folder.appendingPathComponent(MediaPipeModel.bodyLandmarks.modelFileName).path,
                                             expected: "body landmark model", reason: "unexpected inputs or outputs")
@@ -175,7 +179,7 @@ public struct BodyPoseEstimator: Sendable {
 
     /// The 33 landmarks in `region`, nil when the model sees no person there.
     public func landmarks(in image: RGBImage, region: RotatedRegion) -> BodyLandmarks? {
-        let outputs = landmarkGraph.run([region.crop(image, size: 256, range: 0...1, border: .replicate)])
+        let outputs = landmarkExecutor.run([region.crop(image, size: 256, range: 0...1, border: .replicate)])
         let score = outputs[1].scalars[0]
         guard score >= minimumScore else { return nil }
         let raw = outputs[0].scalars
@@ -230,6 +234,7 @@ public struct BodyPoseEstimator: Sendable {
 public struct HandPoseEstimator: Sendable {
     let detector: LetterboxedDetector
     let landmarkGraph: GraphNetwork
+    let landmarkExecutor: GraphExecutor
     /// Regions whose hand score is below this give no hand.
     public var minimumScore: Float = 0.5
     /// Hands returned at most.
@@ -240,6 +245,7 @@ public struct HandPoseEstimator: Sendable {
         detector = try LetterboxedDetector(graph: try loadPoseGraph(.palmDetector, folder: folder), strides: [8, 16, 16, 16],
                                            keypointCount: 7, range: 0...1)
         landmarkGraph = try loadPoseGraph(.handLandmarks, folder: folder)
+        landmarkExecutor = GraphExecutor(landmarkGraph)
         guard landmarkGraph.inputs.first?.shape == [1, 224, 224, 3], landmarkGraph.outputs.map(\.shape).prefix(3) == [[1, 63], [1, 1], [1, 1]] else {
             throw PoseModelError.wrongModel(path: folder.appendingPathComponent(MediaPipeModel.handLandmarks.modelFileName).path,
                                             expected: "hand landmark model", reason: "unexpected inputs or outputs")
@@ -260,7 +266,7 @@ public struct HandPoseEstimator: Sendable {
 
     /// The 21 landmarks in `region`, nil when the model sees no hand there.
     public func landmarks(in image: RGBImage, region: RotatedRegion) -> HandLandmarks? {
-        let outputs = landmarkGraph.run([region.crop(image, size: 224, range: 0...1, border: .replicate)])
+        let outputs = landmarkExecutor.run([region.crop(image, size: 224, range: 0...1, border: .replicate)])
         let score = outputs[1].scalars[0]
         guard score >= minimumScore else { return nil }
         let raw = outputs[0].scalars

@@ -11,26 +11,6 @@ public enum ExtractedJoints: String, CaseIterable, Sendable {
     public var jointSet: JointSet { self == .body18 ? .body18 : .hand21 }
 }
 
-/// What a media file is, by its name.
-public enum MediaKind: Equatable, Sendable {
-    case photo, video, imageSequence
-
-    /// Photo extensions Coach decodes.
-    public static let photoExtensions: Set<String> = ["jpg", "jpeg", "png"]
-    /// Video extensions handed to FFmpeg.
-    public static let videoExtensions: Set<String> = ["mp4", "mov", "m4v", "avi", "mkv", "webm", "mpg", "mpeg", "3gp", "wmv", "flv", "ts", "mts"]
-
-    /// The kind of `url`: a folder is an image sequence; nil for files that are neither.
-    public static func of(_ url: URL) -> MediaKind? {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue { return .imageSequence }
-        let ext = url.pathExtension.lowercased()
-        if photoExtensions.contains(ext) { return .photo }
-        if videoExtensions.contains(ext) { return .video }
-        return nil
-    }
-}
-
 /// Why poses could not be extracted from a file.
 public enum PoseExtractionError: LocalizedError, Equatable, Sendable {
     case notMedia(path: String)
@@ -134,7 +114,7 @@ public struct PoseExtractor: Sendable {
                 add(try ImageDecoder.decode(contentsOf: photo).image, time: Double(index) / frameRate)
             }
         case .video:
-            throw PoseExtractionError.notMedia(path: url.path) // VIDEO-PENDING
+            nominalRate = try extractVideo(url, add: add)
         }
         let chirality = chiralityVotes.max { $0.value < $1.value }?.key
         return PoseSequence(jointSet: joints.jointSet, frames: frames, source: PoseSource(file: url), chirality: chirality,
