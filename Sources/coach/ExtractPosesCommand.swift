@@ -96,6 +96,13 @@ struct ExtractPosesCommand: ParsableCommand {
             var sampler = FrameSampler(keep: draw != nil && MediaKind.of(input) != .photo ? 12 : 0)
             var drawn: RGBImage?
             do {
+                // How many frames to expect, for the ETA (a video's estimate, a folder's photo count).
+                var expected: Int?
+                switch MediaKind.of(input) {
+                case .video: expected = try? VideoDecoder(contentsOf: input).estimatedFrameCount
+                case .imageSequence: expected = (try? PoseExtractor.photos(in: input))?.count
+                default: expected = 1
+                }
                 var observed = 0
                 let clip = try extractor.extract(from: input, frameRate: frameRate, observe: { image, time, keypoints in
                     observed += 1
@@ -107,8 +114,10 @@ struct ExtractPosesCommand: ParsableCommand {
                             sampler.offer(image: image, time: time, keypoints: keypoints, jointSet: kind.jointSet)
                         }
                     }
-                    let seconds = Date().timeIntervalSince(started)
-                    Console.progress("\(input.lastPathComponent): \(observed) frames, \(String(format: "%.1f", Double(observed) / max(seconds, 1e-9))) frames/s",
+                    let seconds = Date().timeIntervalSince(started), rate = Double(observed) / max(seconds, 1e-9)
+                    let eta = expected.map { max(0, Double($0 - observed) / max(rate, 1e-9)) }
+                    Console.progress("\(input.lastPathComponent): \(observed)\(expected.map { "/\($0)" } ?? "") frames · "
+                                     + String(format: "%.1f frames/s", rate) + (eta.map { " · ETA \(Console.duration($0))" } ?? ""),
                                      phase: "extract \(path)")
                 })
                 Console.clearProgress()
