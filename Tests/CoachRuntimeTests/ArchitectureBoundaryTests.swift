@@ -34,7 +34,7 @@ final class ArchitectureBoundaryTests: XCTestCase {
             "CoachRandom": [],
             "CoachTensor": ["CBLAS", "CoachRandom"],
             "CoachNN": ["CoachTensor"],
-            "CoachData": ["CImageCodecs", "CoachRandom"],
+            "CoachData": ["CImageCodecs", "CVideo", "CoachRandom"],
             "CoachModels": ["CoachNN", "CoachTensor", "CoachRandom", "CoachData", "CHDF5", "COpenSSL"],
             "CoachTraining": ["CoachModels", "CoachNN", "CoachTensor", "CoachRandom", "CoachData"],
             "CoachRuntime": ["CoachModels", "CoachNN", "CoachTensor", "CoachRandom", "CoachData"],

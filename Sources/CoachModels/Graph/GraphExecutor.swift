@@ -1,4 +1,3 @@
-import CBLAS
 import CoachTensor
 import Foundation
 
@@ -16,12 +15,17 @@ public final class GraphExecutor: @unchecked Sendable {
     var slots: [UnsafeMutablePointer<Float>]
     let slotSizes: [Int]
     var workspace: UnsafeMutablePointer<Float>
+    /// Filters re-laid out for `narrowConvolution`.
+    let narrowFilters: [UnsafeMutablePointer<Float>]
     let lock = NSLock()
 
     enum Step {
         /// A 1×1 convolution writing `output`, optionally adding a residual value before the activation.
         case pointwise(node: Int, residual: Int?, activation: FusedActivation, output: Int)
         case convolution(node: Int, geometry: ConvolutionGeometry)
+        /// A k×k convolution to very few channels (a segmentation head): direct, with the filter
+        /// laid out [Cout, kh, kw, Cin] so each tap is one contiguous dot product.
+        case narrowConvolution(node: Int, geometry: ConvolutionGeometry, filter: Int)
         case depthwise(node: Int, geometry: ConvolutionGeometry)
         case add(node: Int)
         case pad(node: Int)
@@ -49,6 +53,7 @@ public final class GraphExecutor: @unchecked Sendable {
         var fusedInto: [Int: (conv: Int, residual: Int)] = [:]   // add node → its fused conv
         var skipped = Set<Int>()
         var workspaceSize = 1
+        var narrow: [UnsafeMutablePointer<Float>] = []
         for (index, node) in nodes.enumerated() {
             if skipped.contains(index) { continue }
             let activation = GraphNetwork.activation(node.activation)
@@ -73,6 +78,15 @@ public final class GraphExecutor: @unchecked Sendable {
                     } else {
                         steps.append(.pointwise(node: index, residual: nil, activation: activation, output: node.output))
                     }
+                } else if filter[3] <= 4 {
+                    let values = graph.constants[node.inputs[1]]!.scalars
+                    let laidOut = UnsafeMutablePointer<Float>.allocate(capacity: values.count)
+                    let (kh, kw, cin, cout) = (filter[0], filter[1], filter[2], filter[3])
+                    for o in 0..<cout { for y in 0..<kh { for x in 0..<kw { for i in 0..<cin {
+                        laidOut[((o * kh + y) * kw + x) * cin + i] = values[((y * kw + x) * cin + i) * cout + o]
+                    } } } }
+                    narrow.append(laidOut)
+                    steps.append(.narrowConvolution(node: index, geometry: geometry, filter: narrow.count - 1))
                 } else {
                     workspaceSize = max(workspaceSize, Kernels.convolutionWorkspace(geometry: geometry))
                     steps.append(.convolution(node: index, geometry: geometry))
@@ -94,6 +108,7 @@ public final class GraphExecutor: @unchecked Sendable {
             }
         }
         self.steps = steps
+        self.narrowFilters = narrow
 
         // Buffers: constants and inputs keep their own; node outputs reuse buffers of dead values.
         // A fused convolution writes the add's output value directly.
@@ -116,7 +131,7 @@ public final class GraphExecutor: @unchecked Sendable {
         for step in steps {
             let index: Int
             switch step {
-            case .pointwise(let n, _, _, _), .convolution(let n, _), .depthwise(let n, _), .add(let n), .pad(let n), .prelu(let n), .general(let n): index = n
+            case .pointwise(let n, _, _, _), .convolution(let n, _), .narrowConvolution(let n, _, _), .depthwise(let n, _), .add(let n), .pad(let n), .prelu(let n), .general(let n): index = n
             }
             let value = outputOf[index]!
             slotOf[value] = allocate(shapes[value].reduce(1, *))
@@ -143,6 +158,7 @@ public final class GraphExecutor: @unchecked Sendable {
 
     deinit {
         for slot in slots { slot.deallocate() }
+        for filter in narrowFilters { filter.deallocate() }
         workspace.deallocate()
     }
 
@@ -152,8 +168,6 @@ public final class GraphExecutor: @unchecked Sendable {
     public func run(_ inputs: [Tensor]) -> [Tensor] {
         lock.lock()
         defer { lock.unlock() }
-        let floatControl = coach_flush_denormals()
-        defer { coach_restore_float_control(floatControl) }
         precondition(inputs.count == graph.inputs.count, "expected \(graph.inputs.count) inputs")
         for (port, tensor) in zip(graph.inputs, inputs) {
             precondition(tensor.shape == port.shape, "input '\(port.name)' must be \(port.shape), got \(tensor.shape)")
@@ -178,6 +192,34 @@ public final class GraphExecutor: @unchecked Sendable {
                     Kernels.convolution(input: pointer(node.inputs[0]), geometry: geometry, filter: pointer(node.inputs[1]),
                                         outputChannels: outChannels, bias: bias, activation: GraphNetwork.activation(node.activation),
                                         workspace: workspace, output: pointer(node.output))
+                }
+            case .narrowConvolution(let index, let g, let filterIndex):
+                let node = nodes[index]
+                let cout = shapes[node.inputs[1]][3], cin = g.channels
+                let filter = narrowFilters[filterIndex], input = pointer(node.inputs[0]), output = pointer(node.output)
+                let activation = GraphNetwork.activation(node.activation)
+                let upper: Float = activation == .relu6 ? 6 : .infinity, lower: Float = activation == .none ? -.infinity : 0
+                withBias(node, cout, zeros) { bias in
+                    parallelFor(g.batch * g.outputHeight) { row in
+                        let n = row / g.outputHeight, oy = row % g.outputHeight
+                        let y0 = oy * g.strideHeight - g.padTop
+                        for ox in 0..<g.outputWidth {
+                            let x0 = ox * g.strideWidth - g.padLeft
+                            for o in 0..<cout {
+                                var sum = bias[o]
+                                for ky in max(0, -y0)..<min(g.kernelHeight, g.inputHeight - y0) {
+                                    for kx in max(0, -x0)..<min(g.kernelWidth, g.inputWidth - x0) {
+                                        let a = input + ((n * g.inputHeight + y0 + ky) * g.inputWidth + x0 + kx) * cin
+                                        let w = filter + ((o * g.kernelHeight + ky) * g.kernelWidth + kx) * cin
+                                        var dot: Float = 0
+                                        for i in 0..<cin { dot += a[i] * w[i] }
+                                        sum += dot
+                                    }
+                                }
+                                output[((n * g.outputHeight + oy) * g.outputWidth + ox) * cout + o] = min(max(sum, lower), upper)
+                            }
+                        }
+                    }
                 }
             case .depthwise(let index, let geometry):
                 let node = nodes[index]
@@ -210,23 +252,14 @@ public final class GraphExecutor: @unchecked Sendable {
                 let channels = shapes[node.output].last!, count = shapes[node.output].reduce(1, *)
                 let x = pointer(node.inputs[0]), slope = pointer(node.inputs[1]), out = pointer(node.output)
                 // Branch-free (the sign of activations is unpredictable): max(v, 0) + slope · min(v, 0).
-                if channels % 8 == 0 {
-                    let zero = SIMD8<Float>(repeating: 0)
-                    for base in stride(from: 0, to: count, by: channels) {
-                        for c in stride(from: 0, to: channels, by: 8) {
-                            let v = UnsafeRawPointer(x + base + c).loadUnaligned(as: SIMD8<Float>.self)
-                            let a = UnsafeRawPointer(slope + c).loadUnaligned(as: SIMD8<Float>.self)
-                            let r = pointwiseMax(v, zero) + a * pointwiseMin(v, zero)
-                            UnsafeMutableRawPointer(out + base + c).storeBytes(of: r, as: SIMD8<Float>.self)
-                        }
+                // (Plain scalar code: the compiler vectorises it better than SIMD8 on baseline x86-64.)
+                var base = 0
+                while base < count {
+                    for c in 0..<channels {
+                        let v = x[base + c]
+                        out[base + c] = max(v, 0) + slope[c] * min(v, 0)
                     }
-                } else {
-                    for base in stride(from: 0, to: count, by: channels) {
-                        for c in 0..<channels {
-                            let v = x[base + c]
-                            out[base + c] = max(v, 0) + slope[c] * min(v, 0)
-                        }
-                    }
+                    base += channels
                 }
             case .general(let index):
                 let node = nodes[index]
