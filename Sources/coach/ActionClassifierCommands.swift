@@ -17,7 +17,7 @@ enum ActionClassifierCommands: TaskCommandHandler {
             }
             origin = parsed
         }
-        if let frameRate, !(frameRate > 0) || !frameRate.isFinite { throw ValidationError("--frame-rate must be a positive number") }
+        if let frameRate, let problem = PoseLimits.frameRateProblem(frameRate) { throw ValidationError("--frame-rate \(problem)") }
         return PoseReadingOptions(frameRate: frameRate ?? model.frameRate, keypointOrigin: origin)
     }
 

@@ -68,7 +68,7 @@ struct ActionTrainingOptions: ParsableArguments {
             throw ValidationError("give the labeled data with exactly one of --data DIR|TABLE.csv or --annotations FILE")
         }
         if predictionWindow < 1 { throw ValidationError("--prediction-window must be at least 1 frame") }
-        if !(frameRate > 0) || !frameRate.isFinite { throw ValidationError("--frame-rate must be a positive number") }
+        if let problem = PoseLimits.frameRateProblem(frameRate) { throw ValidationError("--frame-rate \(problem)") }
         if KeypointOrigin(rawValue: keypointOrigin) == nil {
             throw ValidationError("--keypoint-origin must be top-left or bottom-left, not '\(keypointOrigin)'")
         }

@@ -57,7 +57,7 @@ struct ExtractPosesCommand: ParsableCommand {
     func validate() throws {
         guard ExtractedJoints(rawValue: joints) != nil else { throw ValidationError("--joints must be body18 or hand21 (got '\(joints)')") }
         guard ["csv", "json"].contains(format) else { throw ValidationError("--format must be csv or json (got '\(format)')") }
-        guard frameRate > 0 && frameRate <= 1000 else { throw ValidationError("--frame-rate must be in (0, 1000] (got \(frameRate))") }
+        if let problem = PoseLimits.frameRateProblem(frameRate) { throw ValidationError("--frame-rate \(problem)") }
         if inputs.count > 1 {
             guard let output, !output.hasSuffix(".csv"), !output.hasSuffix(".json") else {
                 throw ValidationError("several inputs need a folder --output (one clip per input)")

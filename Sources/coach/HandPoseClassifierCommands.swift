@@ -16,7 +16,7 @@ enum HandPoseClassifierCommands: TaskCommandHandler {
             }
             origin = parsed
         }
-        if let frameRate, !(frameRate > 0) || !frameRate.isFinite { throw ValidationError("--frame-rate must be a positive number") }
+        if let frameRate, let problem = PoseLimits.frameRateProblem(frameRate) { throw ValidationError("--frame-rate \(problem)") }
         return PoseReadingOptions(frameRate: frameRate ?? 30, keypointOrigin: origin)
     }
 

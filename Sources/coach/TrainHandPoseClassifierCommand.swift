@@ -126,7 +126,7 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
         if KeypointOrigin(rawValue: keypointOrigin) == nil {
             throw ValidationError("--keypoint-origin must be top-left or bottom-left, not '\(keypointOrigin)'")
         }
-        if !(frameRate > 0) || !frameRate.isFinite { throw ValidationError("--frame-rate must be a positive number") }
+        if let problem = PoseLimits.frameRateProblem(frameRate) { throw ValidationError("--frame-rate \(problem)") }
         if output.isEmpty { throw ValidationError("--output must name a file") }
     }
 

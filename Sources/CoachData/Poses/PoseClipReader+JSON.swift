@@ -81,6 +81,9 @@ extension PoseClipReader {
             if let value = frame["time"], !(value is NSNull) {
                 if let seconds = PoseJSON.number(value) {
                     time = seconds
+                    if !(abs(seconds) <= PoseLimits.timeMagnitude) {
+                        log.add(file, jsonPath: path + ".time", "\(seconds) is beyond ±\(Int(PoseLimits.timeMagnitude)) s: expected a time in seconds from the clip's start")
+                    }
                     if let previousTime, seconds <= previousTime {
                         log.add(file, jsonPath: path + ".time", "\(seconds) is not after the previous frame's \(previousTime): expected frames in increasing time")
                     }

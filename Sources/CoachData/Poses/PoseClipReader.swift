@@ -104,6 +104,9 @@ public enum PoseClipReader {
                     log.add(table.file, line: record.line, "column '\(table.header[timeColumn])' is empty: expected a time in seconds")
                 }
             }
+            if !(abs(time) <= PoseLimits.timeMagnitude), let timeText {
+                log.add(table.file, line: record.line, "\(timeText) is beyond ±\(Int(PoseLimits.timeMagnitude)) s: expected a time in seconds from the clip's start")
+            }
             if let previous, time <= previous.time, let timeText {
                 log.add(table.file, line: record.line, "\(timeText) is not after the previous row's (line \(previous.line))\(clipName): expected frames in increasing time")
             }
@@ -131,8 +134,8 @@ public enum PoseClipReader {
 
     /// Logs a frame rate that is not a positive finite number.
     static func checkFrameRate(_ options: PoseReadingOptions, file: URL, log: inout PoseProblemLog) -> Bool {
-        guard options.frameRate > 0, options.frameRate.isFinite else {
-            log.add(file, "cannot be read at frame rate \(options.frameRate): expected a positive frame rate")
+        if let problem = PoseLimits.frameRateProblem(options.frameRate) {
+            log.add(file, "cannot be read at frame rate \(problem)")
             return false
         }
         return true

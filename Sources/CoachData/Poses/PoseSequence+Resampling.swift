@@ -4,7 +4,9 @@ extension PoseSequence {
     /// New frames fall at `start + k / frameRate` up to the last frame's time. A joint is linearly
     /// interpolated (x, y, z and confidence) between the two original frames around a new time when
     /// it was detected in both; otherwise it is not detected. A new time that coincides with an
-    /// original frame copies it. A non-positive or non-finite rate leaves the clip unchanged.
+    /// original frame copies it. Across a pause longer than `PoseLimits.maximumInterpolatedGap`
+    /// no frames are made (the output resumes at the frame after it), so the output has at most
+    /// about rate × gap frames per input frame. A non-positive or non-finite rate leaves the clip unchanged.
     public func resampled(toFrameRate frameRate: Double = 30) -> PoseSequence {
         guard frameRate > 0, frameRate.isFinite, let first = frames.first, let last = frames.last else { return self }
         let tolerance = 1e-9
@@ -13,8 +15,10 @@ extension PoseSequence {
         var output: [PoseFrame] = []
         output.reserveCapacity(count)
         var lower = 0
-        for k in 0..<count {
+        var k = 0
+        while k < count {
             let time = first.time + Double(k) / frameRate
+            k += 1
             while lower + 1 < frames.count, frames[lower + 1].time <= time + tolerance { lower += 1 }
             let before = frames[lower]
             if abs(before.time - time) <= tolerance || lower + 1 == frames.count {
@@ -22,6 +26,11 @@ extension PoseSequence {
                 continue
             }
             let after = frames[lower + 1]
+            if after.time - before.time > PoseLimits.maximumInterpolatedGap {
+                // Inside a long pause: continue at the first new time at or after the next frame.
+                k = max(k, Int(((after.time - first.time) * frameRate - tolerance).rounded(.up)))
+                continue
+            }
             let weight = Float((time - before.time) / (after.time - before.time))
             let keypoints: [Keypoint?] = zip(before.keypoints, after.keypoints).map { pair in
                 guard let a = pair.0, let b = pair.1 else { return nil }

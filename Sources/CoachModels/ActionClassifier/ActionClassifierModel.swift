@@ -150,11 +150,11 @@ public final class ActionClassifierModel: PoseClassifierModel {
     public convenience init(file: ModelFile) throws {
         let header = try PoseModelFileHeader<ActionClassifierModel>(file)
         let (pose, jointSet, specification) = (header.pose, header.jointSet, header.specification)
-        guard let windowLength = pose.windowLength, windowLength > 0 else {
-            throw header.problem("$.input.pose.windowLength", "expected a positive number of frames")
+        guard let windowLength = pose.windowLength, PoseLimits.windowLengths.contains(windowLength) else {
+            throw header.problem("$.input.pose.windowLength", "expected \(PoseLimits.windowLengths.lowerBound)…\(PoseLimits.windowLengths.upperBound) frames")
         }
-        guard let frameRate = pose.frameRate, frameRate > 0, frameRate.isFinite else {
-            throw header.problem("$.input.pose.frameRate", "expected a positive frame rate")
+        guard let frameRate = pose.frameRate, PoseLimits.frameRates.contains(frameRate) else {
+            throw header.problem("$.input.pose.frameRate", "expected a frame rate in \(PoseLimits.frameRates.lowerBound)…\(Int(PoseLimits.frameRates.upperBound))")
         }
         let encoding = specification.encoding
         guard encoding.windowLength == windowLength, encoding.jointCount == jointSet.count,

@@ -77,8 +77,10 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
     /// Problems with the values, one sentence each (empty when valid).
     public var problems: [String] {
         var list: [String] = []
-        if windowLength < 1 { list.append("the prediction window must be at least 1 frame (got \(windowLength))") }
-        if !(frameRate > 0) || !frameRate.isFinite { list.append("the frame rate must be positive (got \(frameRate))") }
+        if !PoseLimits.windowLengths.contains(windowLength) {
+            list.append("the prediction window must be \(PoseLimits.windowLengths.lowerBound)…\(PoseLimits.windowLengths.upperBound) frames (got \(windowLength))")
+        }
+        if let problem = PoseLimits.frameRateProblem(frameRate) { list.append("the frame rate \(problem)") }
         if maximumIterations < 1 { list.append("maximum iterations must be at least 1 (got \(maximumIterations))") }
         if batchSize < 1 { list.append("the batch size must be at least 1 (got \(batchSize))") }
         if !(learningRate > 0) || !learningRate.isFinite { list.append("the learning rate must be positive (got \(learningRate))") }
