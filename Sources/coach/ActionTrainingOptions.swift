@@ -55,6 +55,9 @@ struct ActionTrainingOptions: ParsableArguments {
     @Option(help: "The seed every random choice flows from.")
     var seed: UInt64 = 0
 
+    @Flag(help: "Replace a file at --output that is not a model of this kind (refused otherwise, so data is never overwritten).")
+    var overwrite = false
+
     @Flag(help: "Continue an interrupted run from OUTPUT's checkpoint (same data and options).")
     var resume = false
 
@@ -88,6 +91,7 @@ struct ActionTrainingOptions: ParsableArguments {
     /// Loads the data, prints the report, trains and writes the model; with `handJointsOnly`, the
     /// data must be hand poses (hand21, or custom joints that are all hand21 names).
     func train(handJointsOnly: Bool) throws {
+        try OutputGuard.checkModelOutput(output, task: .actionClassifier, overwrite: overwrite)
         var configuration = ActionClassifierTrainingConfiguration()
         configuration.windowLength = predictionWindow
         configuration.frameRate = frameRate

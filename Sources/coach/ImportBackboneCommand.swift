@@ -20,7 +20,11 @@ struct ImportBackboneCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Where to write the model file.")
     var output: String = "models/efficientnet-lite0.h5"
 
+    @Flag(help: "Replace a file at --output that is not a backbone model (refused otherwise).")
+    var overwrite = false
+
     func run() throws {
+        try OutputGuard.checkModelOutput(output, task: .backbone, overwrite: overwrite)
         let started = Date()
         let imported = try EfficientNetLite0Importer.importCheckpoint(at: URL(fileURLWithPath: checkpoint))
         let outputURL = URL(fileURLWithPath: output)

@@ -93,6 +93,9 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
 
     @OptionGroup var media: PoseMediaOptions
 
+    @Flag(help: "Replace a file at --output that is not a model of this kind (refused otherwise, so data is never overwritten).")
+    var overwrite = false
+
     @Flag(help: "Continue an interrupted run from OUTPUT's checkpoint (same data and options).")
     var resume = false
 
@@ -132,6 +135,7 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            try OutputGuard.checkModelOutput(output, task: .handPoseClassifier, overwrite: overwrite)
             var configuration = HandPoseClassifierTrainingConfiguration()
             configuration.augmentations = PoseAugmentation.parseList(augment).augmentations
             configuration.chirality = ChiralityHandling(name: chirality) ?? .mirrorLeftHands

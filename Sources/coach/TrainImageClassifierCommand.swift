@@ -68,6 +68,9 @@ struct TrainImageClassifierCommand: ParsableCommand {
     @Option(help: "The on-disk feature cache folder (default: $COACH_CACHE_DIR/features, $XDG_CACHE_HOME/coach/features or ~/.cache/coach/features).")
     var featureCache: String?
 
+    @Flag(help: "Replace a file at --output that is not a model of this kind (refused otherwise, so data is never overwritten).")
+    var overwrite = false
+
     @Flag(help: "Do not read or write the on-disk feature cache.")
     var noFeatureCache = false
 
@@ -86,6 +89,7 @@ struct TrainImageClassifierCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            try OutputGuard.checkModelOutput(output, task: .imageClassifier, overwrite: overwrite)
             var configuration = ImageClassifierTrainingConfiguration()
             configuration.classifier = classifier
             configuration.maximumIterations = maxIterations

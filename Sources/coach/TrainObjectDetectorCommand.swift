@@ -77,6 +77,9 @@ struct TrainObjectDetectorCommand: ParsableCommand {
     @Option(help: "The backbone model file (default: $COACH_BACKBONE or models/efficientnet-lite0.h5).")
     var backbone: String?
 
+    @Flag(help: "Replace a file at --output that is not a model of this kind (refused otherwise, so data is never overwritten).")
+    var overwrite = false
+
     @Flag(help: "Continue from OUTPUT's checkpoint (OUTPUT minus .h5, plus .checkpoint.h5) if one exists.")
     var resume = false
 
@@ -107,6 +110,7 @@ struct TrainObjectDetectorCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            try OutputGuard.checkModelOutput(output, task: .objectDetector, overwrite: overwrite)
             let configuration = trainingConfiguration
             _ = try AugmentationPipeline(parsing: configuration.augmentations.joined(separator: ","))
             var training = try DetectionDataset.load(from: URL(fileURLWithPath: annotations))

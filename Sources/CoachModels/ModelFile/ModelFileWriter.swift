@@ -26,6 +26,11 @@ enum ModelFileWriter {
         guard isDirectory.boolValue else {
             throw ModelFileError.writeFailed(path: path, reason: "'\(directory.path)' is a file, not a folder")
         }
+        var status = stat()
+        if lstat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG {
+            throw ModelFileError.writeFailed(path: path, reason: "it exists and is not a regular file (a folder, device, link or pipe); Coach replaces only regular files")
+        }
+        removeStaleTemporaries(of: url)
         let image: [UInt8]
         do {
             image = try HDF5Library.withLock {
@@ -43,6 +48,18 @@ enum ModelFileWriter {
         } catch let failure as SystemCallFailure {
             unlink(temporary)
             throw ModelFileError.writeFailed(path: path, reason: failure.description)
+        }
+    }
+
+    /// Removes `<name>.tmp-<pid>-<uuid>` files an interrupted write of `url` left behind (their
+    /// process no longer runs); a running writer's temporary is left alone.
+    static func removeStaleTemporaries(of url: URL) {
+        let directory = url.deletingLastPathComponent(), prefix = url.lastPathComponent + ".tmp-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            guard let pid = rest.split(separator: "-").first.flatMap({ Int32($0) }), pid > 0 else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory.appendingPathComponent(name).path) }
         }
     }
 
