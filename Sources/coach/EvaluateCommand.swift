@@ -110,6 +110,10 @@ struct PredictCommand: ParsableCommand {
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("give at least one input file to predict on") }
         if top < 1 { throw ValidationError("--top must be at least 1") }
+        if let confidenceThreshold, !(0...1).contains(confidenceThreshold) {
+            throw ValidationError("--confidence-threshold must be a number in 0…1 (got \(confidenceThreshold))")
+        }
+        if !(0...1).contains(iouThreshold) { throw ValidationError("--iou-threshold must be a number in 0…1 (got \(iouThreshold))") }
     }
 
     func run() throws {

@@ -42,3 +42,14 @@ final class OutputGuardTests: XCTestCase {
         XCTAssertEqual(try ModelFile.read(from: target).metadata.task, "graph-test")
     }
 }
+
+/// Thresholds outside 0…1 (2, NaN) are refused, not silently used.
+final class ThresholdValidationTests: XCTestCase {
+    func testPredictThresholdsAreProbabilities() throws {
+        for arguments in [["--confidence-threshold", "2"], ["--confidence-threshold", "nan"], ["--iou-threshold", "2"], ["--iou-threshold", "nan"]] {
+            let result = try CoachExecutable.run(["predict", "model.h5", "image.jpg"] + arguments)
+            XCTAssertNotEqual(result.exitCode, 0, "\(arguments)")
+            XCTAssertTrue(result.standardError.contains("must be a number in 0…1"), result.standardError)
+        }
+    }
+}

@@ -65,7 +65,7 @@ public struct LabeledImageFolder: Equatable, Sendable {
                 continue
             }
             var classImages: [URL] = []
-            collectImages(in: entry, into: &classImages, ignored: &ignored, problems: &problems)
+            collectImages(in: entry, classFolder: entry, into: &classImages, ignored: &ignored, problems: &problems)
             if classImages.isEmpty {
                 if !problems.contains(where: { if case let .unreadableFolder(path, _) = $0 { return path == entry.path } else { return false } }) {
                     problems.append(.emptyClass(label: name, path: entry.path))
@@ -114,7 +114,10 @@ public struct LabeledImageFolder: Equatable, Sendable {
         return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { url.appendingPathComponent($0) }
     }
 
-    private static func collectImages(in folder: URL, into images: inout [URL], ignored: inout [URL],
+    /// The images under `folder` (recursively through real subfolders) that `DataFiles` allows for
+    /// `classFolder`; links to folders, links leading out of the class folder, pipes and devices
+    /// are ignored (and listed).
+    private static func collectImages(in folder: URL, classFolder: URL, into images: inout [URL], ignored: inout [URL],
                                       problems: inout [ImageFolderProblem]) {
         let entries: [URL]
         do {
@@ -126,9 +129,9 @@ public struct LabeledImageFolder: Equatable, Sendable {
         for entry in entries {
             if entry.lastPathComponent.hasPrefix(".") {
                 ignored.append(entry)
-            } else if isFolder(entry) {
-                collectImages(in: entry, into: &images, ignored: &ignored, problems: &problems)
-            } else if isImageFile(entry) {
+            } else if DataFiles.isRealFolder(entry) {
+                collectImages(in: entry, classFolder: classFolder, into: &images, ignored: &ignored, problems: &problems)
+            } else if isImageFile(entry) && DataFiles.isReadableFile(entry, inClassFolder: classFolder) {
                 images.append(entry)
             } else {
                 ignored.append(entry)

@@ -57,7 +57,7 @@ extension PoseDataset {
             do {
                 for file in try sortedEntries(of: entry) {
                     let ext = file.pathExtension.lowercased()
-                    if !isDirectory(file), PoseClipReader.fileExtensions.contains(ext)
+                    if DataFiles.isReadableFile(file, inClassFolder: entry), PoseClipReader.fileExtensions.contains(ext)
                         || MediaKind.videoExtensions.contains(ext) || MediaKind.photoExtensions.contains(ext) {
                         clipFiles.append(file)
                     } else {

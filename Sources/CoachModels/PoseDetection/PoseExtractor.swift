@@ -82,7 +82,8 @@ public struct PoseExtractor: Sendable {
     /// The photos of an image-sequence folder, sorted by name.
     public static func photos(in folder: URL) throws -> [URL] {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        return names.filter { MediaKind.photoExtensions.contains(($0 as NSString).pathExtension.lowercased()) && !$0.hasPrefix(".") }
+        return names.filter { MediaKind.photoExtensions.contains(($0 as NSString).pathExtension.lowercased()) && !$0.hasPrefix(".")
+            && DataFiles.isReadableFile(folder.appendingPathComponent($0), inClassFolder: folder) }
             .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
             .map { folder.appendingPathComponent($0) }
     }
