@@ -237,3 +237,27 @@ final class ModelFileErrorTests: XCTestCase {
         XCTAssertEqual(readError(nested), .invalidTensor(path: nested.path, name: "blocks", reason: "is a group or named type, not a dataset"))
     }
 }
+
+/// A byte changed in a model file's weights after writing is found on load (issue 14: a backbone
+/// with flipped bits trained without complaint).
+final class WeightsChecksumTests: XCTestCase {
+    func testFlippedWeightIsDetected() throws {
+        let folder = try temporaryDirectory(self)
+        let url = folder.appendingPathComponent("m.h5")
+        let marker: Float = 1234.5678
+        let file = ModelFile(metadata: ModelMetadata(task: "checksum-test"),
+                             tensors: ["layer.weight": Tensor(shape: [64], scalars: [Float](repeating: marker, count: 64)),
+                                       "layer.empty": Tensor(shape: [0], scalars: [])])
+        try file.write(to: url)
+        XCTAssertEqual(try ModelFile.read(from: url).tensors["layer.weight"]?.scalars.first, marker)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let pattern = withUnsafeBytes(of: marker.bitPattern.littleEndian) { Array($0) }
+        let start = try XCTUnwrap((0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == pattern })
+        bytes[start + 100] ^= 0x40
+        try Data(bytes).write(to: url)
+        XCTAssertThrowsError(try ModelFile.read(from: url)) { error in
+            let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            XCTAssertTrue(text.contains("m.h5") && text.contains("do not match"), text)
+        }
+    }
+}

@@ -50,7 +50,7 @@ public func skipTest(_ message: String) -> XCTSkip {
             handle.write(line)
             handle.closeFile()
         } else {
-            FileManager.default.createFile(atPath: path, contents: line)
+            _ = FileManager.default.createFile(atPath: path, contents: line)
         }
     }
     return XCTSkip(message)

@@ -62,6 +62,25 @@ public struct ModelFile: Equatable, Sendable {
     ///
     /// Throws `ModelFileError.invalidTensorNames`, `.metadataNotEncodable` or
     /// `.writeFailed`; on failure no temporary file is left behind.
+    /// The root attribute holding `weightsDigest` of the file's tensors.
+    static let weightsDigestAttribute = "weights_sha256"
+
+    /// SHA-256 over the tensors in name order: each name, a zero byte, its shape as little-endian
+    /// 64-bit integers, then its float32 values.
+    static func weightsDigest(_ tensors: [(String, Tensor)]) throws -> String {
+        var bytes = Data()
+        bytes.reserveCapacity(tensors.reduce(0) { $0 + $1.1.count * 4 + 64 })
+        for (name, tensor) in tensors {
+            bytes.append(contentsOf: Array(name.utf8) + [0])
+            for extent in tensor.shape { withUnsafeBytes(of: Int64(extent).littleEndian) { bytes.append(contentsOf: $0) } }
+            tensor.withUnsafeBufferPointer { values in
+                guard let base = values.baseAddress, values.count > 0 else { return }
+                bytes.append(UnsafeRawPointer(base).assumingMemoryBound(to: UInt8.self), count: values.count * 4)
+            }
+        }
+        return try FileDigest.sha256(of: bytes)
+    }
+
     public func write(to url: URL) throws {
         let invalidNames = tensors.keys.filter { $0.isEmpty || $0.contains("/") || $0 == "." }
         guard invalidNames.isEmpty else {

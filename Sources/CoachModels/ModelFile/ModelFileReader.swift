@@ -156,6 +156,16 @@ enum ModelFileReader {
         } catch let problem as HDF5DatasetProblem {
             throw ModelFileError.invalidTensor(path: path, name: problem.name, reason: problem.reason)
         }
+        // Files written since the checksum was added carry one: a changed byte in the weights is
+        // an error here, not a model that trains or predicts on damaged numbers.
+        if loadingTensors, try HDF5Attributes.exists(ModelFile.weightsDigestAttribute, on: file) {
+            let recorded = (try? HDF5Attributes.readString(named: ModelFile.weightsDigestAttribute, on: file)) ?? ""
+            let ordered = tensors.keys.sorted(by: TensorNameOrder.areInIncreasingOrder).map { ($0, tensors[$0]!) }
+            guard try ModelFile.weightsDigest(ordered) == recorded else {
+                throw ModelFileError.damaged(path: path, detail: "its weights do not match the SHA-256 written with them "
+                                             + "(bytes changed after writing); get or train the file again")
+            }
+        }
         return Contents(formatVersion: Int(version), metadata: metadata, shapes: shapes, tensors: tensors)
     }
 }

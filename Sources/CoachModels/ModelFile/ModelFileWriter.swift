@@ -118,6 +118,7 @@ enum ModelFileWriter {
                 try HDF5Attributes.writeString(ModelFile.formatName, named: "format", on: file)
                 try HDF5Attributes.writeInteger(Int64(ModelFile.formatVersion), named: "format_version", on: file)
                 try HDF5Attributes.writeString(metadataJSON, named: "metadata", on: file)
+                try HDF5Attributes.writeString(try ModelFile.weightsDigest(tensors), named: ModelFile.weightsDigestAttribute, on: file)
                 try writeWeights(tensors, in: file)
             } catch {
                 H5Fclose(file)
