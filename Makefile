@@ -173,10 +173,10 @@ demo: build
 	@photo=$(COACH_SHARED)/reference/efficientnet-lite0/images/astronaut.png; \
 	  if [ ! -f $$photo ]; then echo "note: $$photo is missing (the shared folder is not beside the repository): pose demo skipped"; else \
 	  mkdir -p $(GENERATED)/poses; \
-	  $(COACH) extract-poses $$photo --output $(GENERATED)/poses/astronaut.csv --draw $(GENERATED)/poses/astronaut-pose.png; \
+	  $(COACH) extract-poses $$photo --output $(GENERATED)/poses/astronaut.csv --draw $(GENERATED)/poses/astronaut-pose.png --overwrite; \
 	  ffmpeg -v error -y -loop 1 -i $$photo -f lavfi -i color=gray:s=640x512 -filter_complex \
 	    "[1][0]overlay=x='min(t*80\,128)':y=0:shortest=1,format=yuv420p" -t 2 -r 30 -c:v libx264 $(GENERATED)/poses/moving.mp4; \
-	  $(COACH) extract-poses $(GENERATED)/poses/moving.mp4 --output $(GENERATED)/poses/moving.csv --draw $(GENERATED)/poses/moving-poses.png; \
+	  $(COACH) extract-poses $(GENERATED)/poses/moving.mp4 --output $(GENERATED)/poses/moving.csv --draw $(GENERATED)/poses/moving-poses.png --overwrite; \
 	  echo "==> the throw classifier on that video (a photo sliding across the frame, not a throw: this shows the plumbing, not the model)"; \
 	  $(COACH) predict models/throws.h5 $(GENERATED)/poses/moving.mp4 --top 2; \
 	  fi

@@ -54,6 +54,9 @@ struct ExtractPosesCommand: ParsableCommand {
     @Option(help: "The folder with the imported pose models.")
     var models: String = "models/pose"
 
+    @Flag(help: "Replace clip files that already exist at the output (refused otherwise).")
+    var overwrite = false
+
     func validate() throws {
         guard ExtractedJoints(rawValue: joints) != nil else { throw ValidationError("--joints must be body18 or hand21 (got '\(joints)')") }
         guard ["csv", "json"].contains(format) else { throw ValidationError("--format must be csv or json (got '\(format)')") }
@@ -128,6 +131,10 @@ struct ExtractPosesCommand: ParsableCommand {
                              + (clip.chirality.map { ", \($0.rawValue) hand" } ?? ""))
                 let text = (destination(for: input)?.pathExtension == "json") ? clip.jsonText() : clip.csvText()
                 if let url = destination(for: input) {
+                    if FileManager.default.fileExists(atPath: url.path) && (!overwrite || DataFiles.isRealFolder(url)
+                        || inputs.contains(where: { URL(fileURLWithPath: $0).standardizedFileURL == url.standardizedFileURL })) {
+                        throw ValidationError("\(url.path) exists: choose another --output, or pass --overwrite to replace it (never an input)")
+                    }
                     try Data(text.utf8).write(to: url, options: .atomic)
                     Console.note("  wrote \(url.path)")
                 } else {
@@ -141,7 +148,7 @@ struct ExtractPosesCommand: ParsableCommand {
                 }
             } catch {
                 Console.clearProgress()
-                Console.error("\(path): \(error.localizedDescription)")
+                Console.error("\(path): \((error as? ValidationError)?.message ?? error.localizedDescription)")
                 failures.append(path)
             }
         }

@@ -53,3 +53,33 @@ final class ThresholdValidationTests: XCTestCase {
         }
     }
 }
+
+/// `coach extract-poses` end to end on a real photo: the clip, the drawing, and no overwriting.
+final class ExtractPosesCommandTests: XCTestCase {
+    func testPhotoToClipAndNoOverwriting() throws {
+        let models = SharedData.repositoryRoot.appendingPathComponent("models/pose")
+        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("body-landmarks.h5").path) else {
+            throw skipTest("SKIPPED: no imported pose models in \(models.path); `make build` imports them")
+        }
+        let photo = try SharedData.require("reference/efficientnet-lite0/images/astronaut.png")
+        let folder = try temporaryDirectory(self)
+        let clip = folder.appendingPathComponent("astronaut.csv"), picture = folder.appendingPathComponent("astronaut.png")
+        let run = try CoachExecutable.run(["extract-poses", photo.path, "--output", clip.path, "--draw", picture.path, "--models", models.path])
+        XCTAssertEqual(run.exitCode, 0, run.standardError)
+        let lines = try String(contentsOf: clip, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 2)
+        XCTAssertTrue(lines[0].hasPrefix("time,nose_x,nose_y,nose_confidence,neck_x"))
+        let cells = lines[1].split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        XCTAssertEqual(cells[1]!, 0.435, accuracy: 0.02)   // MediaPipe's nose: 0.43503, 0.24993
+        XCTAssertEqual(cells[2]!, 0.250, accuracy: 0.02)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: picture.path))
+
+        let again = try CoachExecutable.run(["extract-poses", photo.path, "--output", clip.path, "--models", models.path])
+        XCTAssertNotEqual(again.exitCode, 0)
+        XCTAssertTrue(again.standardError.contains("--overwrite"), again.standardError)
+        XCTAssertEqual(try CoachExecutable.run(["extract-poses", photo.path, "--output", clip.path, "--models", models.path, "--overwrite"]).exitCode, 0)
+        let bad = try CoachExecutable.run(["extract-poses", photo.path, "--joints", "feet", "--models", models.path])
+        XCTAssertNotEqual(bad.exitCode, 0)
+        XCTAssertTrue(bad.standardError.contains("body18 or hand21"), bad.standardError)
+    }
+}
