@@ -8,6 +8,7 @@ struct Coach: ParsableCommand {
     static func main() {
         BLASConfiguration.relaunchIfFasterKernelsAvailable()
         Self.main(nil)
+        Console.finishStandardOutput()
     }
 
     static let version = "0.1.0"

@@ -83,3 +83,24 @@ final class ExtractPosesCommandTests: XCTestCase {
         XCTAssertTrue(bad.standardError.contains("body18 or hand21"), bad.standardError)
     }
 }
+
+/// A result that cannot be written is an error, not a silent success (issue 14: `coach inspect > /dev/full` exited 0).
+final class WriteErrorTests: XCTestCase {
+    func testFullStandardOutputFails() throws {
+        let folder = try temporaryDirectory(self)
+        let model = folder.appendingPathComponent("m.h5")
+        try ModelFile(metadata: ModelMetadata(task: "graph-test")).write(to: model)
+        guard let full = FileHandle(forWritingAtPath: "/dev/full") else { throw skipTest("SKIPPED: no /dev/full on this machine") }
+        let process = Process()
+        process.executableURL = try CoachExecutable.location()
+        process.arguments = ["inspect", model.path]
+        process.standardOutput = full
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 74)
+        XCTAssertTrue(message.contains("cannot write the results"), message)
+    }
+}

@@ -7,9 +7,31 @@ enum Console {
     /// Whether stderr is a terminal (progress lines are redrawn in place only then).
     static let stderrIsTerminal = isatty(STDERR_FILENO) != 0
 
-    /// Writes a result line to stdout.
+    /// Writes a result line to stdout. A result that cannot be written (a full disk, `/dev/full`, a
+    /// closed pipe) ends the command with an error and exit status 74 (EX_IOERR) — never a silent 0.
     static func print(_ line: String = "") {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        let bytes = Array((line + "\n").utf8)
+        var written = 0
+        while written < bytes.count {
+            let result = bytes[written...].withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else {
+                let reason = String(cString: strerror(errno))
+                FileHandle.standardError.write(Data("error: cannot write the results to standard output: \(reason)\n".utf8))
+                exit(74)
+            }
+            written += result
+        }
+    }
+
+    /// Flushes what `print` buffered; a failure (full disk, `/dev/full`) is an error with exit
+    /// status 74 instead of a success whose output vanished.
+    static func finishStandardOutput() {
+        if fflush(stdout) != 0 || ferror(stdout) != 0 {
+            let reason = String(cString: strerror(errno))
+            FileHandle.standardError.write(Data("error: cannot write the results to standard output: \(reason)\n".utf8))
+            exit(74)
+        }
     }
 
     /// Writes a line to stderr.
