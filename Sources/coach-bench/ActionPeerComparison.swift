@@ -135,16 +135,9 @@ enum ActionPeerComparison {
         }
         let json: [String: Any] = ["train": clips(split.training, of: split.dataset), "test": clips(split.test, of: split.evaluationDataset)]
         try JSONSerialization.data(withJSONObject: json).write(to: file)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, file.path] + seeds.map(String.init)
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            print("note: the peer script failed (exit \(process.terminationStatus)) on \(split.name)")
+        guard let (status, output) = PeerProcess.run(python: python, arguments: [script.path, file.path] + seeds.map(String.init)),
+              status == 0 else {
+            print("note: the peer script failed on \(split.name)")
             return [:]
         }
         var result: [UInt64: (Double, Double, Double)] = [:]

@@ -36,16 +36,9 @@ enum BackboneBenchmarks {
 
     /// Runs the peer script and parses `onnxruntime images/s: N`.
     static func runPeer(python: String, script: String, pth: String, threads: Int, batch: Int, seconds: Double) -> Double? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script, "--pth", pth, "--threads", "\(threads)", "--batch", "\(batch)",
-                             "--seconds", "\(Int(max(seconds, 1)))"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        guard let (_, data) = PeerProcess.run(python: python, arguments: [
+            script, "--pth", pth, "--threads", "\(threads)", "--batch", "\(batch)", "--seconds", "\(Int(max(seconds, 1)))",
+        ], showErrors: false) else { return nil }
         let text = String(decoding: data, as: UTF8.self)
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("onnxruntime images/s:") }) else { return nil }
         return Double(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces))

@@ -72,18 +72,11 @@ enum ImageClassifierBenchmarks {
         try JSONSerialization.data(withJSONObject: json).write(to: file)
         if let keep = ProcessInfo.processInfo.environment["COACH_BENCH_KEEP_FEATURES"] { try? FileManager.default.copyItem(at: file, to: URL(fileURLWithPath: keep)) }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/image_peer.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-              let object = try? JSONSerialization.jsonObject(with: output) as? [String: Any],
+        let peer = PeerProcess.run(python: python, arguments: [script.path, file.path])
+        guard let peer, peer.status == 0,
+              let object = try? JSONSerialization.jsonObject(with: peer.output) as? [String: Any],
               let accuracy = object["accuracy"] as? Double else {
-            print("note: the image peer script failed (exit \(process.terminationStatus))")
+            print("note: the image peer script failed (exit \(peer.map { String($0.status) } ?? "not started"))")
             return
         }
         print("same features, scikit-learn LogisticRegression(C=1): test accuracy \(format(accuracy * 100, 1)) % · "

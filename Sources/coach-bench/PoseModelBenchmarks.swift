@@ -41,15 +41,9 @@ enum PoseModelBenchmarks {
 
     /// Runs the LiteRT script and returns its median milliseconds per run.
     static func runLiteRT(python: String, script: String, model: String, input: String, prefix: String, repeat count: Int) -> Double? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script, model, input, prefix, "--threads", "1", "--repeat", "\(count)"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        guard let (_, data) = PeerProcess.run(python: python, arguments: [
+            script, model, input, prefix, "--threads", "1", "--repeat", "\(count)",
+        ], showErrors: false) else { return nil }
         struct Report: Decodable { var milliseconds: Double }
         return (try? JSONDecoder().decode(Report.self, from: data))?.milliseconds
     }

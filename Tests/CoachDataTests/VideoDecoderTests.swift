@@ -261,13 +261,14 @@ final class VideoDecoderTests: XCTestCase {
 
     // MARK: Rotation
 
+    /// 64×48 frames for 0.2 s: grey with a red 16×16 block in the top-left corner (an ffmpeg lavfi source).
+    static let cornerSource = "color=c=gray:size=64x48:rate=30:duration=0.2,drawbox=x=0:y=0:w=16:h=16:color=red:t=fill"
+
     func testDisplayMatrixRotationTurnsFramesUpright() throws {
         let directory = try temporaryDirectory(self)
         // 64×48 stored frames: grey with a red 16×16 block in the top-left corner.
         let stored = directory.appendingPathComponent("corner.mp4")
-        try runFFmpeg(["-f", "lavfi", "-i", "color=c=gray:size=64x48:rate=30:duration=0.2,"
-                        + "drawbox=x=0:y=0:w=16:h=16:color=red:t=fill",
-                       "-c:v", "libx264", "-pix_fmt", "yuv420p", stored.path])
+        try runFFmpeg(["-f", "lavfi", "-i", VideoDecoderTests.cornerSource, "-c:v", "libx264", "-pix_fmt", "yuv420p", stored.path])
         let one: Int32 = 0x10000
         // QuickTime matrices (a, b, c, d); 90° is what a phone writes for a portrait video.
         let cases: [(rotation: Int, matrix: (Int32, Int32, Int32, Int32), redCorner: (x: Int, y: Int))] = [
@@ -310,9 +311,7 @@ final class VideoDecoderTests: XCTestCase {
         // fallback, read as FFmpeg 4 did, in degrees clockwise.
         let directory = try temporaryDirectory(self)
         let stored = directory.appendingPathComponent("corner.mkv")
-        try runFFmpeg(["-f", "lavfi", "-i", "color=c=gray:size=64x48:rate=30:duration=0.2,"
-                        + "drawbox=x=0:y=0:w=16:h=16:color=red:t=fill",
-                       "-c:v", "mpeg4", "-q:v", "2", "-metadata:s:v:0", "ROTATE=90", stored.path])
+        try runFFmpeg(["-f", "lavfi", "-i", VideoDecoderTests.cornerSource, "-c:v", "mpeg4", "-q:v", "2", "-metadata:s:v:0", "ROTATE=90", stored.path])
         let decoder = try VideoDecoder(contentsOf: stored)
         XCTAssertEqual(decoder.rotation, 90)
         XCTAssertEqual(decoder.width, 48)
@@ -330,9 +329,7 @@ final class VideoDecoderTests: XCTestCase {
         // this FFmpeg version reads the tag, the decoder must agree with the CLI's upright view.
         let directory = try temporaryDirectory(self)
         let stored = directory.appendingPathComponent("corner.mp4")
-        try runFFmpeg(["-f", "lavfi", "-i", "color=c=gray:size=64x48:rate=30:duration=0.2,"
-                        + "drawbox=x=0:y=0:w=16:h=16:color=red:t=fill",
-                       "-c:v", "libx264", "-pix_fmt", "yuv420p", stored.path])
+        try runFFmpeg(["-f", "lavfi", "-i", VideoDecoderTests.cornerSource, "-c:v", "libx264", "-pix_fmt", "yuv420p", stored.path])
         let url = directory.appendingPathComponent("rotate-tag.mp4")
         try runFFmpeg(["-i", stored.path, "-c", "copy", "-metadata:s:v:0", "rotate=90", url.path])
         let decoder = try VideoDecoder(contentsOf: url)
