@@ -15,10 +15,13 @@ public enum Kernels {
     /// - Parameters:
     ///   - filter: [inputChannels, outputChannels] (an HWIO 1×1 filter).
     ///   - residual: added before the activation when given (same shape as the output).
+    ///   - slopes: per-output-channel PReLU slopes applied last (with `activation` `.none`):
+    ///     max(v, 0) + slope · min(v, 0).
     public static func pointwise(input: UnsafePointer<Float>, rows: Int, inputChannels: Int,
                                  filter: UnsafePointer<Float>, outputChannels: Int, bias: UnsafePointer<Float>,
                                  activation: FusedActivation, residual: UnsafePointer<Float>? = nil,
-                                 output: UnsafeMutablePointer<Float>) {
+                                 slopes: UnsafePointer<Float>? = nil, output: UnsafeMutablePointer<Float>) {
+        precondition(slopes == nil || activation == .none, "PReLU slopes replace the activation")
         let cout = outputChannels, chunk = chunkRows(outputChannels: cout)
         let chunks = (rows + chunk - 1) / chunk
         // Each chunk is its own GEMM of fixed shape, so the result does not depend on how
@@ -42,6 +45,7 @@ public enum Kernels {
                 Tensor.gemm(transposeA: false, transposeB: false, m: m, n: cout, k: inputChannels,
                             a: input + start * inputChannels, lda: inputChannels, b: filter, ldb: cout,
                             beta: 1, c: out, ldc: cout)
+                if let slopes { prelu(out, rows: m, channels: cout, slopes: slopes, output: out) }
             } else {
                 Tensor.gemm(transposeA: false, transposeB: false, m: m, n: cout, k: inputChannels,
                             a: input + start * inputChannels, lda: inputChannels, b: filter, ldb: cout,
@@ -74,11 +78,128 @@ public enum Kernels {
         }
     }
 
+    /// PReLU over rows × channels: max(v, 0) + slope · min(v, 0), branch-free (the sign of
+    /// activations is unpredictable). In place when `output` is `input`.
+    @inline(__always)
+    public static func prelu(_ input: UnsafePointer<Float>, rows: Int, channels: Int, slopes: UnsafePointer<Float>,
+                             output: UnsafeMutablePointer<Float>) {
+        for r in 0..<rows {
+            let x = input + r * channels, o = output + r * channels
+            for c in 0..<channels { let v = x[c]; o[c] = Swift.max(v, 0) + slopes[c] * Swift.min(v, 0) }
+        }
+    }
+
+    /// Max pooling: each output is the largest in-bounds input of its window (padding never
+    /// wins; a window wholly inside the padding gives 0), as `Tensor.maxPool2D` computes it.
+    public static func maxPool(input: UnsafePointer<Float>, geometry g: ConvolutionGeometry, output: UnsafeMutablePointer<Float>) {
+        let C = g.channels
+        parallelFor(g.batch * g.outputHeight, minimumWork: 8) { row in
+            let n = row / g.outputHeight, oy = row % g.outputHeight
+            let y0 = oy * g.strideHeight - g.padTop
+            let ys = Swift.max(0, y0)..<Swift.min(g.inputHeight, y0 + g.kernelHeight)
+            for ox in 0..<g.outputWidth {
+                let x0 = ox * g.strideWidth - g.padLeft
+                let xs = Swift.max(0, x0)..<Swift.min(g.inputWidth, x0 + g.kernelWidth)
+                let o = output + (row * g.outputWidth + ox) * C
+                o.update(repeating: -.infinity, count: C)
+                for y in ys {
+                    for x in xs {
+                        let p = input + ((n * g.inputHeight + y) * g.inputWidth + x) * C
+                        for c in 0..<C { o[c] = p[c] > o[c] ? p[c] : o[c] }
+                    }
+                }
+                for c in 0..<C where o[c] == -.infinity { o[c] = 0 }
+            }
+        }
+    }
+
+    /// Bilinear resizing of NHWC images as TensorFlow's ResizeBilinear computes it: source
+    /// coordinate `(dst + ½)·scale − ½` with half-pixel centres, `dst·scale` otherwise; scale
+    /// `(in − 1)/(out − 1)` when aligning corners, `in/out` otherwise; neighbours clamped to the image.
+    public static func resizeBilinear(input: UnsafePointer<Float>, batch n: Int, height inH: Int, width inW: Int, channels c: Int,
+                                      outputHeight height: Int, outputWidth width: Int, alignCorners: Bool, halfPixelCenters: Bool,
+                                      output: UnsafeMutablePointer<Float>) {
+        func axis(_ outSize: Int, _ inSize: Int) -> (lower: [Int], upper: [Int], weight: [Float]) {
+            let scale: Float = alignCorners && outSize > 1 ? Float(inSize - 1) / Float(outSize - 1) : Float(inSize) / Float(outSize)
+            var lower = [Int](), upper = [Int](), weight = [Float]()
+            for d in 0..<outSize {
+                let position = halfPixelCenters ? (Float(d) + 0.5) * scale - 0.5 : Float(d) * scale
+                let floor = position.rounded(.down)
+                lower.append(Swift.max(Int(floor), 0))
+                upper.append(Swift.min(Int(position.rounded(.up)), inSize - 1))
+                weight.append(position - floor)
+            }
+            return (lower, upper, weight)
+        }
+        let ys = axis(height, inH), xs = axis(width, inW)
+        parallelFor(n * height, minimumWork: 8) { row in
+            let image = row / height, y = row % height
+            let top = input + (image * inH + ys.lower[y]) * inW * c
+            let bottom = input + (image * inH + ys.upper[y]) * inW * c
+            let dy = ys.weight[y]
+            let destination = output + row * width * c
+            for x in 0..<width {
+                let left = xs.lower[x] * c, right = xs.upper[x] * c, dx = xs.weight[x]
+                let o = destination + x * c
+                for k in 0..<c {
+                    let t = top[left + k] + (top[right + k] - top[left + k]) * dx
+                    let b = bottom[left + k] + (bottom[right + k] - bottom[left + k]) * dx
+                    o[k] = t + (b - t) * dy
+                }
+            }
+        }
+    }
+
     /// Depthwise convolution (filter [kh, kw, C]) with fused bias and activation.
     public static func depthwise(input: UnsafePointer<Float>, geometry: ConvolutionGeometry,
                                  filter: UnsafePointer<Float>, bias: UnsafePointer<Float>,
                                  activation: FusedActivation, output: UnsafeMutablePointer<Float>) {
         Tensor.depthwiseForward(input, filter, bias, geometry, activation, output)
+    }
+
+    /// An HWIO filter [kh, kw, Cin, Cout] laid out [Cout, kh, kw, Cin] for `narrowConvolution`.
+    public static func layOutNarrowFilter(_ filter: UnsafePointer<Float>, kernelHeight kh: Int, kernelWidth kw: Int,
+                                          inputChannels cin: Int, outputChannels cout: Int, into laidOut: UnsafeMutablePointer<Float>) {
+        for o in 0..<cout { for y in 0..<kh { for x in 0..<kw { for i in 0..<cin {
+            laidOut[((o * kh + y) * kw + x) * cin + i] = filter[((y * kw + x) * cin + i) * cout + o]
+        } } } }
+    }
+
+    /// A k×k convolution to very few output channels (a segmentation head), computed directly:
+    /// each output is one dot product over the window's taps × input channels, accumulated in
+    /// eight lanes and summed once. `filter` is laid out by `layOutNarrowFilter`.
+    public static func narrowConvolution(input: UnsafePointer<Float>, geometry g: ConvolutionGeometry, filter: UnsafePointer<Float>,
+                                         outputChannels cout: Int, bias: UnsafePointer<Float>, activation: FusedActivation,
+                                         output: UnsafeMutablePointer<Float>) {
+        let cin = g.channels, vectorEnd = cin - cin % 8
+        let upper: Float = activation == .relu6 ? 6 : .infinity, lower: Float = activation == .none ? -.infinity : 0
+        parallelFor(g.batch * g.outputHeight) { row in
+            let n = row / g.outputHeight, oy = row % g.outputHeight
+            let y0 = oy * g.strideHeight - g.padTop
+            let ys = Swift.max(0, -y0)..<Swift.min(g.kernelHeight, g.inputHeight - y0)
+            for ox in 0..<g.outputWidth {
+                let x0 = ox * g.strideWidth - g.padLeft
+                let xs = Swift.max(0, -x0)..<Swift.min(g.kernelWidth, g.inputWidth - x0)
+                for o in 0..<cout {
+                    var lanes = SIMD8<Float>(), rest: Float = 0
+                    for ky in ys {
+                        for kx in xs {
+                            let a = input + ((n * g.inputHeight + y0 + ky) * g.inputWidth + x0 + kx) * cin
+                            let w = filter + ((o * g.kernelHeight + ky) * g.kernelWidth + kx) * cin
+                            var i = 0
+                            while i < vectorEnd {
+                                lanes += UnsafeRawPointer(a + i).loadUnaligned(as: SIMD8<Float>.self)
+                                    * UnsafeRawPointer(w + i).loadUnaligned(as: SIMD8<Float>.self)
+                                i &+= 8
+                            }
+                            while i < cin { rest += a[i] * w[i]; i &+= 1 }
+                        }
+                    }
+                    let sum = bias[o] + lanes.sum() + rest
+                    output[(row * g.outputWidth + ox) * cout + o] = Swift.min(Swift.max(sum, lower), upper)
+                }
+            }
+        }
     }
 
     /// The workspace (in floats) `convolution` needs for one chunk of output rows.
@@ -90,13 +211,13 @@ public enum Kernels {
     /// activation. `workspace` holds `convolutionWorkspace(geometry:)` floats.
     public static func convolution(input: UnsafePointer<Float>, geometry g: ConvolutionGeometry,
                                    filter: UnsafePointer<Float>, outputChannels: Int, bias: UnsafePointer<Float>,
-                                   activation: FusedActivation, workspace: UnsafeMutablePointer<Float>,
-                                   output: UnsafeMutablePointer<Float>) {
+                                   activation: FusedActivation, slopes: UnsafePointer<Float>? = nil,
+                                   workspace: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>) {
         let k = g.kernelHeight * g.kernelWidth * g.channels
         for n in 0..<g.batch {
             Tensor.im2col(input, image: n, g, into: workspace)
             pointwise(input: workspace, rows: g.outputPixels, inputChannels: k, filter: filter,
-                      outputChannels: outputChannels, bias: bias, activation: activation,
+                      outputChannels: outputChannels, bias: bias, activation: activation, slopes: slopes,
                       output: output + n * g.outputPixels * outputChannels)
         }
     }

@@ -80,30 +80,24 @@ enum PoseModelBenchmarks {
 }
 
 extension PoseModelBenchmarks {
-    /// Where each model's time goes, by operation (one thread): `coach-bench --only pose-profile`.
+    /// Where each model's time goes in the planned executor, by step kind (one thread):
+    /// `coach-bench --only pose-profile`.
     static func profile(modelFolder: String) throws {
         ComputeThreads.set(1)
         var generator = SeededGenerator(seed: 5)
         for model in MediaPipeModel.allCases {
             let graph = try GraphNetwork(file: try ModelFile.read(from: URL(fileURLWithPath: modelFolder).appendingPathComponent(model.modelFileName)))
             let x = Tensor.randomUniform(graph.inputs[0].shape, lower: 0, upper: 1, using: &generator)
+            let executor = GraphExecutor(graph)
             var totals: [String: Double] = [:]
-            for _ in 0..<20 {
-                var values = [Tensor?](repeating: nil, count: graph.valueCount)
-                values[graph.inputs[0].value] = x
-                for (id, c) in graph.constants { values[id] = c }
-                for node in graph.nodes {
-                    let operands = node.inputs.map { values[$0]! }
-                    let started = DispatchTime.now().uptimeNanoseconds
-                    values[node.output] = GraphNetwork.evaluate(node, operands)
-                    var key = node.operation.rawValue
-                    if node.operation == .conv2D { key += operands[1].shape[0] == 1 ? " 1×1" : " \(operands[1].shape[0])×\(operands[1].shape[1])" }
-                    if node.operation == .depthwiseConv2D { key += " \(operands[1].shape[0])×\(operands[1].shape[1]) s\(node.stride![0])" }
-                    totals[key, default: 0] += Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6 / 20
-                }
-            }
+            let runs = 30
+            for _ in 0..<runs { _ = executor.run([x]) { kind, seconds in totals[kind, default: 0] += seconds * 1000 / Double(runs) } }
             let sum = totals.values.reduce(0, +)
-            print("\(model.rawValue): \(format(sum, 2)) ms — " + totals.sorted { $0.value > $1.value }.map { "\($0.key) \(format($0.value, 2))" }.joined(separator: ", "))
+            print("\(model.rawValue): \(format(sum, 2)) ms")
+            let counts = Dictionary(executor.stepKinds.map { ($0, 1) }, uniquingKeysWith: +)
+            for (kind, ms) in totals.sorted(by: { $0.value > $1.value }).prefix(25) {
+                print("  \(format(ms, 3)) ms  \(kind) ×\(counts[kind] ?? 0)")
+            }
         }
     }
 }

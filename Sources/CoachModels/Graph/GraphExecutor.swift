@@ -20,18 +20,31 @@ public final class GraphExecutor: @unchecked Sendable {
     let lock = NSLock()
 
     enum Step {
-        /// A 1×1 convolution writing `output`, optionally adding a residual value before the activation.
-        case pointwise(node: Int, residual: Int?, activation: FusedActivation, output: Int)
-        case convolution(node: Int, geometry: ConvolutionGeometry)
+        /// A 1×1 convolution writing `output`, optionally adding a residual value before the
+        /// activation and applying PReLU `slopes` last.
+        case pointwise(node: Int, residual: Int?, activation: FusedActivation, slopes: Int?, output: Int)
+        /// A k×k convolution of `input` (the node's, or the input of a zero PAD folded into `geometry`).
+        case convolution(node: Int, input: Int, geometry: ConvolutionGeometry, slopes: Int?, output: Int)
         /// A k×k convolution to very few channels (a segmentation head): direct, with the filter
         /// laid out [Cout, kh, kw, Cin] so each tap is one contiguous dot product.
-        case narrowConvolution(node: Int, geometry: ConvolutionGeometry, filter: Int)
-        case depthwise(node: Int, geometry: ConvolutionGeometry)
+        case narrowConvolution(node: Int, input: Int, geometry: ConvolutionGeometry, filter: Int)
+        case depthwise(node: Int, input: Int, geometry: ConvolutionGeometry)
         case add(node: Int)
         case pad(node: Int)
         case prelu(node: Int)
+        case maxPool(node: Int, geometry: ConvolutionGeometry)
+        case resize(node: Int)
         /// Anything else, through the tensor-level `GraphNetwork.evaluate`.
         case general(node: Int)
+
+        var node: Int {
+            switch self {
+            case .pointwise(let n, _, _, _, _), .convolution(let n, _, _, _, _), .narrowConvolution(let n, _, _, _),
+                 .depthwise(let n, _, _), .add(let n), .pad(let n), .prelu(let n), .maxPool(let n, _), .resize(let n),
+                 .general(let n):
+                return n
+            }
+        }
     }
 
     /// An executor of `graph`, which must pass `shapes()` (every loader checks it).
@@ -41,16 +54,53 @@ public final class GraphExecutor: @unchecked Sendable {
         let shapes = found.map { $0 ?? [] }
         self.shapes = shapes
         let nodes = graph.nodes
-        let lastUse = graph.lastUses
         var definedAt = [Int](repeating: -1, count: graph.valueCount)
         for (index, node) in nodes.enumerated() { definedAt[node.output] = index }
-        var readers = [Int](repeating: 0, count: graph.valueCount)
-        for node in nodes { for id in node.inputs { readers[id] += 1 } }
-        for port in graph.outputs { readers[port.value] += 1 }
+        var readerNodes = [[Int]](repeating: [], count: graph.valueCount)
+        for (index, node) in nodes.enumerated() { for id in Set(node.inputs) { readerNodes[id].append(index) } }
+        let isGraphOutput = Set(graph.outputs.map(\.value))
+        /// The node that is `value`'s only reader, when the value is not also a graph output.
+        func onlyReader(_ value: Int) -> Int? {
+            readerNodes[value].count == 1 && !isGraphOutput.contains(value) && nodes[readerNodes[value][0]].inputs.count(where: { $0 == value }) == 1
+                ? readerNodes[value][0] : nil
+        }
+        /// The per-channel slopes of a PReLU node reading `value` alone, to fold into its producer.
+        func foldablePReLU(after value: Int) -> (node: Int, slopes: Int)? {
+            guard let reader = onlyReader(value), nodes[reader].operation == .prelu, nodes[reader].inputs[0] == value,
+                  graph.constants[nodes[reader].inputs[1]] != nil,
+                  shapes[nodes[reader].inputs[1]].reduce(1, *) == shapes[value].last,
+                  shapes[nodes[reader].inputs[1]].last == shapes[value].last else { return nil }
+            return (reader, nodes[reader].inputs[1])
+        }
+        /// A zero PAD of the spatial axes only whose every reader is a VALID convolution of it:
+        /// the readers take the padding into their geometry and the PAD is never materialised.
+        func foldablePad(_ index: Int) -> Bool {
+            let node = nodes[index], amounts = node.amounts ?? []
+            guard node.operation == .pad, shapes[node.inputs[0]].count == 4, amounts.count == 8,
+                  amounts[0] == 0, amounts[1] == 0, amounts[6] == 0, amounts[7] == 0,
+                  !isGraphOutput.contains(node.output), !readerNodes[node.output].isEmpty else { return false }
+            return readerNodes[node.output].allSatisfy { reader in
+                let r = nodes[reader]
+                return (r.operation == .conv2D || r.operation == .depthwiseConv2D) && r.padding == "valid"
+                    && r.inputs[0] == node.output && r.inputs.dropFirst().contains(node.output) == false
+            }
+        }
+        /// The input and geometry of convolution `node`, looking through a folded PAD.
+        func convolutionInput(_ node: GraphNetwork.Node) -> (input: Int, geometry: ConvolutionGeometry) {
+            let filter = shapes[node.inputs[1]]
+            var input = node.inputs[0], padding = GraphNetwork.padding(node.padding!)!
+            if definedAt[input] >= 0, foldablePad(definedAt[input]) {
+                let a = nodes[definedAt[input]].amounts!
+                padding = .explicit(top: a[2], bottom: a[3], left: a[4], right: a[5])
+                input = nodes[definedAt[input]].inputs[0]
+            }
+            return (input, ConvolutionGeometry(inputShape: shapes[input], kernelHeight: filter[0], kernelWidth: filter[1],
+                                               strideHeight: node.stride![0], strideWidth: node.stride![1], padding: padding))
+        }
 
-        // Steps, with 1×1 convolution + add fused when the convolution's only reader is the add.
+        // Steps. A 1×1 convolution absorbs the residual add that is its only reader, and either
+        // kind of convolution absorbs a PReLU that is its result's only reader.
         var steps: [Step] = []
-        var fusedInto: [Int: (conv: Int, residual: Int)] = [:]   // add node → its fused conv
         var skipped = Set<Int>()
         var workspaceSize = 1
         var narrow: [UnsafeMutablePointer<Float>] = []
@@ -58,44 +108,50 @@ public final class GraphExecutor: @unchecked Sendable {
             if skipped.contains(index) { continue }
             let activation = GraphNetwork.activation(node.activation)
             switch node.operation {
+            case .pad where foldablePad(index):
+                continue
             case .conv2D:
+                let (input, geometry) = convolutionInput(node)
                 let filter = shapes[node.inputs[1]]
-                let geometry = ConvolutionGeometry(inputShape: shapes[node.inputs[0]], kernelHeight: filter[0], kernelWidth: filter[1],
-                                                   strideHeight: node.stride![0], strideWidth: node.stride![1],
-                                                   padding: GraphNetwork.padding(node.padding!)!)
                 if geometry.isPointwise {
-                    // Fuse with a following add that is the convolution's only reader.
-                    if activation == .none, readers[node.output] == 1,
-                       let addIndex = nodes.indices.first(where: { $0 > index && nodes[$0].operation == .add && nodes[$0].inputs.contains(node.output) }),
-                       let other = Optional(nodes[addIndex].inputs.first(where: { $0 != node.output }) ?? node.output),
-                       nodes[addIndex].inputs.count == 2, nodes[addIndex].inputs[0] != nodes[addIndex].inputs[1],
-                       shapes[other] == shapes[node.output], definedAt[other] < index,
-                       (index + 1..<addIndex).allSatisfy({ nodes[$0].inputs.contains(node.output) == false }) {
-                        steps.append(.pointwise(node: index, residual: other, activation: GraphNetwork.activation(nodes[addIndex].activation),
-                                                output: nodes[addIndex].output))
-                        fusedInto[addIndex] = (index, other)
+                    var output = node.output, residual: Int?, fusedActivation = activation
+                    if activation == .none, let addIndex = onlyReader(node.output), nodes[addIndex].operation == .add,
+                       nodes[addIndex].inputs.count == 2,
+                       let other = nodes[addIndex].inputs.first(where: { $0 != node.output }),
+                       shapes[other] == shapes[node.output], definedAt[other] < index {
+                        residual = other
+                        output = nodes[addIndex].output
+                        fusedActivation = GraphNetwork.activation(nodes[addIndex].activation)
                         skipped.insert(addIndex)
-                    } else {
-                        steps.append(.pointwise(node: index, residual: nil, activation: activation, output: node.output))
                     }
+                    var slopes: Int?
+                    if fusedActivation == .none, let prelu = foldablePReLU(after: output) {
+                        slopes = prelu.slopes
+                        output = nodes[prelu.node].output
+                        skipped.insert(prelu.node)
+                    }
+                    steps.append(.pointwise(node: index, residual: residual, activation: fusedActivation, slopes: slopes, output: output))
                 } else if filter[3] <= 4 {
-                    let values = graph.constants[node.inputs[1]]!.scalars
-                    let laidOut = UnsafeMutablePointer<Float>.allocate(capacity: values.count)
-                    let (kh, kw, cin, cout) = (filter[0], filter[1], filter[2], filter[3])
-                    for o in 0..<cout { for y in 0..<kh { for x in 0..<kw { for i in 0..<cin {
-                        laidOut[((o * kh + y) * kw + x) * cin + i] = values[((y * kw + x) * cin + i) * cout + o]
-                    } } } }
+                    let laidOut = UnsafeMutablePointer<Float>.allocate(capacity: filter.reduce(1, *))
+                    graph.constants[node.inputs[1]]!.withUnsafeBufferPointer {
+                        Kernels.layOutNarrowFilter($0.baseAddress!, kernelHeight: filter[0], kernelWidth: filter[1],
+                                                   inputChannels: filter[2], outputChannels: filter[3], into: laidOut)
+                    }
                     narrow.append(laidOut)
-                    steps.append(.narrowConvolution(node: index, geometry: geometry, filter: narrow.count - 1))
+                    steps.append(.narrowConvolution(node: index, input: input, geometry: geometry, filter: narrow.count - 1))
                 } else {
                     workspaceSize = max(workspaceSize, Kernels.convolutionWorkspace(geometry: geometry))
-                    steps.append(.convolution(node: index, geometry: geometry))
+                    var slopes: Int?, output = node.output
+                    if activation == .none, let prelu = foldablePReLU(after: output) {
+                        slopes = prelu.slopes
+                        output = nodes[prelu.node].output
+                        skipped.insert(prelu.node)
+                    }
+                    steps.append(.convolution(node: index, input: input, geometry: geometry, slopes: slopes, output: output))
                 }
             case .depthwiseConv2D:
-                let filter = shapes[node.inputs[1]]
-                steps.append(.depthwise(node: index, geometry: ConvolutionGeometry(
-                    inputShape: shapes[node.inputs[0]], kernelHeight: filter[0], kernelWidth: filter[1], strideHeight: node.stride![0],
-                    strideWidth: node.stride![1], padding: GraphNetwork.padding(node.padding!)!)))
+                let (input, geometry) = convolutionInput(node)
+                steps.append(.depthwise(node: index, input: input, geometry: geometry))
             case .add where shapes[node.inputs[0]] == shapes[node.inputs[1]]:
                 steps.append(.add(node: index))
             case .pad where shapes[node.inputs[0]].count == 4 && node.amounts![0] == 0 && node.amounts![1] == 0:
@@ -103,6 +159,12 @@ public final class GraphExecutor: @unchecked Sendable {
             case .prelu where shapes[node.inputs[1]].reduce(1, *) == shapes[node.inputs[0]].last!
                 && shapes[node.inputs[1]].last == shapes[node.inputs[0]].last:
                 steps.append(.prelu(node: index))
+            case .maxPool2D where node.activation == nil:
+                steps.append(.maxPool(node: index, geometry: ConvolutionGeometry(
+                    inputShape: shapes[node.inputs[0]], kernelHeight: node.window![0], kernelWidth: node.window![1],
+                    strideHeight: node.stride![0], strideWidth: node.stride![1], padding: GraphNetwork.padding(node.padding!)!)))
+            case .resizeBilinear where shapes[node.inputs[0]].count == 4:
+                steps.append(.resize(node: index))
             default:
                 steps.append(.general(node: index))
             }
@@ -110,11 +172,28 @@ public final class GraphExecutor: @unchecked Sendable {
         self.steps = steps
         self.narrowFilters = narrow
 
-        // Buffers: constants and inputs keep their own; node outputs reuse buffers of dead values.
-        // A fused convolution writes the add's output value directly.
-        var outputOf: [Int: Int] = [:]   // node index → value it writes
-        for (index, node) in nodes.enumerated() { outputOf[index] = node.output }
-        for (add, fused) in fusedInto { outputOf[fused.conv] = nodes[add].output }
+        // What each step reads and writes, then buffers: constants and inputs keep their own;
+        // step outputs reuse the buffers of values no later step reads.
+        let stepReads: [[Int]] = steps.map { step in
+            switch step {
+            case .pointwise(let n, let residual, _, let slopes, _):
+                return nodes[n].inputs + [residual, slopes].compactMap { $0 }
+            case .convolution(let n, let input, _, let slopes, _):
+                return [input] + nodes[n].inputs.dropFirst() + [slopes].compactMap { $0 }
+            case .narrowConvolution(let n, let input, _, _), .depthwise(let n, let input, _):
+                return [input] + nodes[n].inputs.dropFirst()
+            default:
+                return nodes[step.node].inputs
+            }
+        }
+        let stepOutputs: [Int] = steps.map { step in
+            switch step {
+            case .pointwise(_, _, _, _, let output), .convolution(_, _, _, _, let output): return output
+            default: return nodes[step.node].output
+            }
+        }
+        var lastStep = [Int](repeating: -1, count: graph.valueCount)
+        for (index, reads) in stepReads.enumerated() { for id in reads { lastStep[id] = index } }
         var slotOf = [Int](repeating: -1, count: graph.valueCount)
         var sizes: [Int] = []
         var free: [Int] = []
@@ -126,20 +205,12 @@ public final class GraphExecutor: @unchecked Sendable {
             sizes.append(max(size, 1))
             return sizes.count - 1
         }
-        let pinned = Set(graph.inputs.map(\.value) + graph.constants.keys + graph.outputs.map(\.value))
+        let pinned = Set(graph.inputs.map(\.value) + graph.constants.keys).union(isGraphOutput)
         for id in Set(graph.inputs.map(\.value)).union(graph.constants.keys) { slotOf[id] = allocate(shapes[id].reduce(1, *)) }
-        for step in steps {
-            let index: Int
-            switch step {
-            case .pointwise(let n, _, _, _), .convolution(let n, _), .narrowConvolution(let n, _, _), .depthwise(let n, _), .add(let n), .pad(let n), .prelu(let n), .general(let n): index = n
-            }
-            let value = outputOf[index]!
+        for index in steps.indices {
+            let value = stepOutputs[index]
             slotOf[value] = allocate(shapes[value].reduce(1, *))
-            // Release operands whose last reader has now run (a fused add counts as this step).
-            var reads = nodes[index].inputs
-            if case .pointwise(_, let residual?, _, _) = step { reads.append(residual) }
-            let lastIndex = fusedInto.first(where: { $0.value.conv == index })?.key ?? index
-            for id in Set(reads) where !pinned.contains(id) && slotOf[id] >= 0 && lastUse[id] <= lastIndex && lastUse[id] != Int.max {
+            for id in Set(stepReads[index]) where !pinned.contains(id) && slotOf[id] >= 0 && lastStep[id] == index {
                 free.append(slotOf[id])
             }
         }
@@ -164,8 +235,9 @@ public final class GraphExecutor: @unchecked Sendable {
 
     func pointer(_ id: Int) -> UnsafeMutablePointer<Float> { slots[slotOf[id]] }
 
-    /// The graph's outputs for `inputs` (one per input port, of its shape).
-    public func run(_ inputs: [Tensor]) -> [Tensor] {
+    /// The graph's outputs for `inputs` (one per input port, of its shape). `timing`, when given,
+    /// receives each step's kind (see `stepKinds`) and seconds: the benchmarks' profile.
+    public func run(_ inputs: [Tensor], timing: ((String, Double) -> Void)? = nil) -> [Tensor] {
         lock.lock()
         defer { lock.unlock() }
         precondition(inputs.count == graph.inputs.count, "expected \(graph.inputs.count) inputs")
@@ -175,56 +247,41 @@ public final class GraphExecutor: @unchecked Sendable {
         }
         let nodes = graph.nodes
         let zeros = [Float](repeating: 0, count: 4096)
-        for step in steps {
+        for (stepIndex, step) in steps.enumerated() {
+            let started = timing == nil ? 0 : DispatchTime.now().uptimeNanoseconds
+            defer {
+                if let timing { timing(stepKinds[stepIndex], Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9) }
+            }
             switch step {
-            case .pointwise(let index, let residual, let activation, let output):
+            case .pointwise(let index, let residual, let activation, let slopes, let output):
                 let node = nodes[index]
                 let x = shapes[node.inputs[0]], outChannels = shapes[node.inputs[1]][3]
                 withBias(node, outChannels, zeros) { bias in
                     Kernels.pointwise(input: pointer(node.inputs[0]), rows: x[0] * x[1] * x[2], inputChannels: x[3],
                                       filter: pointer(node.inputs[1]), outputChannels: outChannels, bias: bias,
-                                      activation: activation, residual: residual.map { UnsafePointer(pointer($0)) }, output: pointer(output))
+                                      activation: activation, residual: residual.map { UnsafePointer(pointer($0)) },
+                                      slopes: slopes.map { UnsafePointer(pointer($0)) }, output: pointer(output))
                 }
-            case .convolution(let index, let geometry):
+            case .convolution(let index, let input, let geometry, let slopes, let output):
                 let node = nodes[index]
                 let outChannels = shapes[node.inputs[1]][3]
                 withBias(node, outChannels, zeros) { bias in
-                    Kernels.convolution(input: pointer(node.inputs[0]), geometry: geometry, filter: pointer(node.inputs[1]),
+                    Kernels.convolution(input: pointer(input), geometry: geometry, filter: pointer(node.inputs[1]),
                                         outputChannels: outChannels, bias: bias, activation: GraphNetwork.activation(node.activation),
-                                        workspace: workspace, output: pointer(node.output))
+                                        slopes: slopes.map { UnsafePointer(pointer($0)) }, workspace: workspace, output: pointer(output))
                 }
-            case .narrowConvolution(let index, let g, let filterIndex):
+            case .narrowConvolution(let index, let input, let geometry, let filterIndex):
                 let node = nodes[index]
-                let cout = shapes[node.inputs[1]][3], cin = g.channels
-                let filter = narrowFilters[filterIndex], input = pointer(node.inputs[0]), output = pointer(node.output)
-                let activation = GraphNetwork.activation(node.activation)
-                let upper: Float = activation == .relu6 ? 6 : .infinity, lower: Float = activation == .none ? -.infinity : 0
-                withBias(node, cout, zeros) { bias in
-                    parallelFor(g.batch * g.outputHeight) { row in
-                        let n = row / g.outputHeight, oy = row % g.outputHeight
-                        let y0 = oy * g.strideHeight - g.padTop
-                        for ox in 0..<g.outputWidth {
-                            let x0 = ox * g.strideWidth - g.padLeft
-                            for o in 0..<cout {
-                                var sum = bias[o]
-                                for ky in max(0, -y0)..<min(g.kernelHeight, g.inputHeight - y0) {
-                                    for kx in max(0, -x0)..<min(g.kernelWidth, g.inputWidth - x0) {
-                                        let a = input + ((n * g.inputHeight + y0 + ky) * g.inputWidth + x0 + kx) * cin
-                                        let w = filter + ((o * g.kernelHeight + ky) * g.kernelWidth + kx) * cin
-                                        var dot: Float = 0
-                                        for i in 0..<cin { dot += a[i] * w[i] }
-                                        sum += dot
-                                    }
-                                }
-                                output[((n * g.outputHeight + oy) * g.outputWidth + ox) * cout + o] = min(max(sum, lower), upper)
-                            }
-                        }
-                    }
+                let outChannels = shapes[node.inputs[1]][3]
+                withBias(node, outChannels, zeros) { bias in
+                    Kernels.narrowConvolution(input: pointer(input), geometry: geometry, filter: narrowFilters[filterIndex],
+                                              outputChannels: outChannels, bias: bias,
+                                              activation: GraphNetwork.activation(node.activation), output: pointer(node.output))
                 }
-            case .depthwise(let index, let geometry):
+            case .depthwise(let index, let input, let geometry):
                 let node = nodes[index]
                 withBias(node, geometry.channels, zeros) { bias in
-                    Kernels.depthwise(input: pointer(node.inputs[0]), geometry: geometry, filter: pointer(node.inputs[1]), bias: bias,
+                    Kernels.depthwise(input: pointer(input), geometry: geometry, filter: pointer(node.inputs[1]), bias: bias,
                                       activation: GraphNetwork.activation(node.activation), output: pointer(node.output))
                 }
             case .add(let index):
@@ -249,18 +306,17 @@ public final class GraphExecutor: @unchecked Sendable {
                 }
             case .prelu(let index):
                 let node = nodes[index]
-                let channels = shapes[node.output].last!, count = shapes[node.output].reduce(1, *)
-                let x = pointer(node.inputs[0]), slope = pointer(node.inputs[1]), out = pointer(node.output)
-                // Branch-free (the sign of activations is unpredictable): max(v, 0) + slope · min(v, 0).
-                // (Plain scalar code: the compiler vectorises it better than SIMD8 on baseline x86-64.)
-                var base = 0
-                while base < count {
-                    for c in 0..<channels {
-                        let v = x[base + c]
-                        out[base + c] = max(v, 0) + slope[c] * min(v, 0)
-                    }
-                    base += channels
-                }
+                let channels = shapes[node.output].last!
+                Kernels.prelu(pointer(node.inputs[0]), rows: shapes[node.output].reduce(1, *) / channels, channels: channels,
+                              slopes: pointer(node.inputs[1]), output: pointer(node.output))
+            case .maxPool(let index, let geometry):
+                Kernels.maxPool(input: pointer(nodes[index].inputs[0]), geometry: geometry, output: pointer(nodes[index].output))
+            case .resize(let index):
+                let node = nodes[index]
+                let x = shapes[node.inputs[0]], y = shapes[node.output]
+                Kernels.resizeBilinear(input: pointer(node.inputs[0]), batch: x[0], height: x[1], width: x[2], channels: x[3],
+                                       outputHeight: y[1], outputWidth: y[2], alignCorners: node.alignCorners ?? false,
+                                       halfPixelCenters: node.halfPixelCenters ?? false, output: pointer(node.output))
             case .general(let index):
                 let node = nodes[index]
                 let operands = node.inputs.map { id in
@@ -272,6 +328,26 @@ public final class GraphExecutor: @unchecked Sendable {
         }
         return graph.outputs.map { port in
             Tensor(shape: shapes[port.value]) { $0.baseAddress!.update(from: pointer(port.value), count: $0.count) }
+        }
+    }
+
+    /// What each step is, for profiles: "pointwise 14²×112→672", "depthwise 5×5 s1 14²×672", ….
+    public var stepKinds: [String] {
+        steps.map { step in
+            let node = graph.nodes[step.node]
+            switch step {
+            case .pointwise(_, let residual, _, let slopes, _):
+                let x = shapes[node.inputs[0]]
+                return "pointwise\(residual == nil ? "" : "+add")\(slopes == nil ? "" : "+prelu") \(x[1])²×\(x[3])→\(shapes[node.inputs[1]][3])"
+            case .convolution(_, _, let g, let slopes, _):
+                return "conv\(slopes == nil ? "" : "+prelu") \(g.kernelHeight)×\(g.kernelWidth) s\(g.strideHeight) \(g.inputHeight)²×\(g.channels)→\(shapes[node.inputs[1]][3])"
+            case .narrowConvolution(_, _, let g, _):
+                return "narrow conv \(g.kernelHeight)×\(g.kernelWidth) \(g.inputHeight)²×\(g.channels)→\(shapes[node.inputs[1]][3])"
+            case .depthwise(_, _, let g): return "depthwise \(g.kernelHeight)×\(g.kernelWidth) s\(g.strideHeight) \(g.inputHeight)²×\(g.channels)"
+            case .maxPool(_, let g): return "max-pool \(g.kernelHeight)×\(g.kernelWidth) \(g.inputHeight)²×\(g.channels)"
+            case .resize: return "resize-bilinear \(shapes[node.inputs[0]][1])²→\(shapes[node.output][1])²×\(shapes[node.output][3])"
+            case .add, .pad, .prelu, .general: return node.operation.rawValue
+            }
         }
     }
 
