@@ -101,6 +101,26 @@ final class TorchLegacyCheckpointTests: XCTestCase {
         XCTAssertTrue(reason.contains("os.system"), reason)
     }
 
+    /// Nesting that would overflow the stack when the values are released is refused: a
+    /// million TUPLE1s around an empty tuple, and a chain of lists grown beneath a list that
+    /// was already nested (which no pickler writes: a child is complete before its parent takes it).
+    func testDeepNestingIsMalformedNotACrash() throws {
+        var deep = Self.sampleBuilder()
+        deep.injectedOpcodes = [0x29] + [UInt8](repeating: 0x85, count: 1_000_000) + [0x30]
+        guard case .malformed(_, _, let reason)? = checkpointError(deep.bytes()) else { return XCTFail() }
+        XCTAssertTrue(reason.contains("nested more than 100 levels"), reason)
+
+        var chain = Self.sampleBuilder()
+        // L0 = []; L1 = []; L0.append(L1); then L1.append([]) through the memo.
+        chain.injectedOpcodes = [0x5D, 0x71, 200, 0x5D, 0x71, 201, 0x61, 0x30, 0x68, 201, 0x5D, 0x61, 0x30]
+        guard case .malformed(_, _, let chainReason)? = checkpointError(chain.bytes()) else { return XCTFail() }
+        XCTAssertTrue(chainReason.contains("after being nested"), chainReason)
+
+        var shallow = Self.sampleBuilder()   // the same lists built child first are fine
+        shallow.injectedOpcodes = [0x5D, 0x5D, 0x5D, 0x61, 0x61, 0x30]
+        XCTAssertNoThrow(try TorchLegacyCheckpoint(bytes: shallow.bytes(), path: "sample.pth"))
+    }
+
     func testInconsistentStoragesAreMalformed() throws {
         var outOfRange = Self.sampleBuilder()
         outOfRange.addTensor("too.far", storage: "140001", offset: 2, shape: [3, 2], strides: [2, 1])

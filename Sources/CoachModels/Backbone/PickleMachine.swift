@@ -9,7 +9,8 @@ indirect enum PickleValue {
     case bigInt([UInt8])
     case float(Double)
     case string(String)
-    case tuple([PickleValue])
+    /// A tuple and how deeply containers nest inside it (itself included).
+    case tuple([PickleValue], nesting: Int)
     case list(PickleList)
     case dict(PickleDictionary)
     /// A `module.name` reference from GLOBAL / STACK_GLOBAL.
@@ -27,7 +28,7 @@ indirect enum PickleValue {
         case .int, .bigInt: return "an integer"
         case .float: return "a float"
         case .string: return "a string"
-        case .tuple(let items): return "a tuple of \(items.count)"
+        case .tuple(let items, _): return "a tuple of \(items.count)"
         case .list: return "a list"
         case .dict: return "a dict"
         case .global(let module, let name): return "\(module).\(name)"
@@ -37,13 +38,70 @@ indirect enum PickleValue {
     }
 }
 
+extension PickleValue {
+    /// The deepest nesting of containers a checkpoint may have. PyTorch's have a handful of
+    /// levels; a hostile pickle can nest millions (TUPLE1 after TUPLE1), and releasing such a
+    /// value would recurse once per level and overflow the stack.
+    static let maximumNesting = 100
+
+    /// Containers nested in this value, itself included (0 for a scalar, 1 for a flat list).
+    var nesting: Int {
+        switch self {
+        case .tuple(_, let nesting): return nesting
+        case .list(let list): return list.nesting
+        case .dict(let dictionary): return dictionary.nesting
+        default: return 0
+        }
+    }
+
+    /// A tuple of `items`, or an error when it would nest too deeply.
+    static func tuple(_ items: [PickleValue], offset: Int) throws -> PickleValue {
+        .tuple(items, nesting: try PickleContainer.adopt(items, into: 1, contained: false, offset: offset))
+    }
+}
+
+/// What lists and dicts share: how deeply they nest, and whether they already sit inside
+/// another container (then they may only gain scalars, so no chain of containers can grow
+/// beneath a container whose nesting was already counted).
+class PickleContainer {
+    var nesting = 1
+    var contained = false
+
+    /// Counts `children` into a container of nesting `current`, marks the child containers as
+    /// contained, and returns the new nesting.
+    static func adopt(_ children: [PickleValue], into current: Int, contained: Bool, offset: Int) throws -> Int {
+        var nesting = current
+        for child in children {
+            let depth = child.nesting
+            if depth > 0 && contained {
+                throw PickleProblem.malformed(offset: offset, reason: "a container gains a container after being nested itself")
+            }
+            nesting = max(nesting, depth + 1)
+            switch child {
+            case .list(let list): list.contained = true
+            case .dict(let dictionary): dictionary.contained = true
+            default: break
+            }
+        }
+        guard nesting <= PickleValue.maximumNesting else {
+            throw PickleProblem.malformed(offset: offset, reason: "containers nested more than \(PickleValue.maximumNesting) levels deep")
+        }
+        return nesting
+    }
+
+    /// Counts `children` into this container.
+    func adopt(_ children: [PickleValue], offset: Int) throws {
+        nesting = try PickleContainer.adopt(children, into: nesting, contained: contained, offset: offset)
+    }
+}
+
 /// A mutable Python list (shared through the memo, so a reference type).
-final class PickleList {
+final class PickleList: PickleContainer {
     var items: [PickleValue] = []
 }
 
 /// A mutable Python dict keeping insertion order (OrderedDict and dict alike).
-final class PickleDictionary {
+final class PickleDictionary: PickleContainer {
     var entries: [(key: PickleValue, value: PickleValue)] = []
 }
 
@@ -152,15 +210,15 @@ struct PickleMachine {
             case 0x28:  // MARK
                 marks.append(stack.count)
             case 0x74:  // TUPLE
-                stack.append(.tuple(try popToMark(offset)))
+                stack.append(try .tuple(try popToMark(offset), offset: offset))
             case 0x29:  // EMPTY_TUPLE
-                stack.append(.tuple([]))
+                stack.append(.tuple([], nesting: 1))
             case 0x85, 0x86, 0x87:  // TUPLE1, TUPLE2, TUPLE3
                 let count = Int(opcode - 0x84)
                 guard stack.count >= count else { throw PickleProblem.malformed(offset: offset, reason: "stack underflow") }
                 let items = Array(stack.suffix(count))
                 stack.removeLast(count)
-                stack.append(.tuple(items))
+                stack.append(try .tuple(items, offset: offset))
             case 0x7D:  // EMPTY_DICT
                 stack.append(.dict(PickleDictionary()))
             case 0x73:  // SETITEM
@@ -168,12 +226,14 @@ struct PickleMachine {
                 guard case .dict(let dictionary) = try top(offset) else {
                     throw PickleProblem.malformed(offset: offset, reason: "SETITEM on \(try top(offset).kind)")
                 }
+                try dictionary.adopt([key, value], offset: offset)
                 dictionary.entries.append((key, value))
             case 0x75:  // SETITEMS
                 let items = try popToMark(offset)
                 guard items.count % 2 == 0, case .dict(let dictionary) = try top(offset) else {
                     throw PickleProblem.malformed(offset: offset, reason: "SETITEMS needs a dict and key/value pairs")
                 }
+                try dictionary.adopt(items, offset: offset)
                 for index in stride(from: 0, to: items.count, by: 2) {
                     dictionary.entries.append((items[index], items[index + 1]))
                 }
@@ -184,12 +244,14 @@ struct PickleMachine {
                 guard case .list(let list) = try top(offset) else {
                     throw PickleProblem.malformed(offset: offset, reason: "APPEND on \(try top(offset).kind)")
                 }
+                try list.adopt([value], offset: offset)
                 list.items.append(value)
             case 0x65:  // APPENDS
                 let items = try popToMark(offset)
                 guard case .list(let list) = try top(offset) else {
                     throw PickleProblem.malformed(offset: offset, reason: "APPENDS on \(try top(offset).kind)")
                 }
+                try list.adopt(items, offset: offset)
                 list.items.append(contentsOf: items)
             case 0x4A:  // BININT
                 stack.append(.int(Int(Int32(bitPattern: try readUInt32("a 4-byte integer")))))
@@ -249,7 +311,7 @@ struct PickleMachine {
 
     /// Evaluates the only REDUCE calls a legacy state dict contains.
     private static func call(_ callable: PickleValue, _ arguments: PickleValue, offset: Int) throws -> PickleValue {
-        guard case .global(let module, let name) = callable, case .tuple(let args) = arguments else {
+        guard case .global(let module, let name) = callable, case .tuple(let args, _) = arguments else {
             throw PickleProblem.malformed(offset: offset, reason: "REDUCE needs a global and an argument tuple")
         }
         switch (module, name) {
@@ -275,7 +337,7 @@ struct PickleMachine {
 
     /// `('storage', torch.FloatStorage, key, location, size, view)` → a storage.
     private static func storage(fromPersistentID id: PickleValue, offset: Int) throws -> PickleStorage {
-        guard case .tuple(let fields) = id, fields.count == 6, case .string("storage") = fields[0] else {
+        guard case .tuple(let fields, _) = id, fields.count == 6, case .string("storage") = fields[0] else {
             throw PickleProblem.malformed(offset: offset, reason: "persistent id \(id.kind) is not a storage record")
         }
         guard case .global(let module, let typeName) = fields[1], module == "torch", typeName.hasSuffix("Storage"),
@@ -290,7 +352,7 @@ struct PickleMachine {
     }
 
     private static func integers(_ value: PickleValue) -> [Int]? {
-        guard case .tuple(let items) = value else { return nil }
+        guard case .tuple(let items, _) = value else { return nil }
         var result: [Int] = []
         for item in items {
             guard case .int(let number) = item else { return nil }
