@@ -96,6 +96,9 @@ struct PredictCommand: ParsableCommand {
     @Option(help: "Write the image with the detected boxes drawn to this PNG (detectors, one input).")
     var draw: String?
 
+    @Flag(help: "Let --draw replace an existing file (never the model or an input).")
+    var overwrite = false
+
     @Option(help: "Frame rate for pose files without timestamps (pose tasks).")
     var frameRate: Double?
 

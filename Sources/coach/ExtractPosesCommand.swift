@@ -72,6 +72,13 @@ struct ExtractPosesCommand: ParsableCommand {
         }
         let missing = inputs.filter { !FileManager.default.fileExists(atPath: $0) }
         if !missing.isEmpty { throw ValidationError("no such file or folder: " + missing.joined(separator: ", ")) }
+        // Refused before any work: an output that would replace an input, a folder or (without --overwrite) a file.
+        if let draw { try OutputGuard.checkFileOutput(draw, option: "--draw", inputs: inputs, overwrite: overwrite) }
+        for input in inputs {
+            if let url = destination(for: URL(fileURLWithPath: input)) {
+                try OutputGuard.checkFileOutput(url.path, option: "--output", inputs: inputs, overwrite: overwrite)
+            }
+        }
     }
 
     func destination(for input: URL) -> URL? {
@@ -131,10 +138,6 @@ struct ExtractPosesCommand: ParsableCommand {
                              + (clip.chirality.map { ", \($0.rawValue) hand" } ?? ""))
                 let text = (destination(for: input)?.pathExtension == "json") ? clip.jsonText() : clip.csvText()
                 if let url = destination(for: input) {
-                    if FileManager.default.fileExists(atPath: url.path) && (!overwrite || DataFiles.isRealFolder(url)
-                        || inputs.contains(where: { URL(fileURLWithPath: $0).standardizedFileURL == url.standardizedFileURL })) {
-                        throw ValidationError("\(url.path) exists: choose another --output, or pass --overwrite to replace it (never an input)")
-                    }
                     try Data(text.utf8).write(to: url, options: .atomic)
                     Console.note("  wrote \(url.path)")
                 } else {

@@ -46,6 +46,9 @@ enum ObjectDetectorCommands: TaskCommandHandler {
         if options.draw != nil && options.inputs.count != 1 {
             throw ValidationError("--draw writes one picture: give exactly one input image with it")
         }
+        if let draw = options.draw {
+            try OutputGuard.checkFileOutput(draw, option: "--draw", inputs: [modelPath] + options.inputs, overwrite: options.overwrite)
+        }
         let detector = try ObjectDetector(contentsOf: URL(fileURLWithPath: modelPath))
         let threshold = options.confidenceThreshold ?? ObjectDetector.defaultConfidenceThreshold
         var results: [ImagePrediction] = []

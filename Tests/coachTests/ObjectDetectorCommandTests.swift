@@ -68,6 +68,20 @@ final class ObjectDetectorCommandTests: XCTestCase {
         let twoInputs = try CoachExecutable.run(["predict", model, image, image, "--draw", drawing], environment: environment)
         XCTAssertNotEqual(twoInputs.exitCode, 0)
         XCTAssertTrue(twoInputs.standardError.contains("--draw"), twoInputs.standardError)
+
+        // --draw never replaces a file unasked, and never the model or the input even when asked.
+        let again = try CoachExecutable.run(["predict", model, image, "--draw", drawing], environment: environment)
+        XCTAssertNotEqual(again.exitCode, 0)
+        XCTAssertTrue(again.standardError.contains("--overwrite"), again.standardError)
+        XCTAssertEqual(try CoachExecutable.run(["predict", model, image, "--draw", drawing, "--overwrite"], environment: environment).exitCode, 0)
+        let modelBytes = try Data(contentsOf: URL(fileURLWithPath: model)), imageBytes = try Data(contentsOf: URL(fileURLWithPath: image))
+        for target in [model, image] {
+            let refused = try CoachExecutable.run(["predict", model, image, "--draw", target, "--overwrite"], environment: environment)
+            XCTAssertNotEqual(refused.exitCode, 0)
+            XCTAssertTrue(refused.standardError.contains("one of this command's inputs"), refused.standardError)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: model)), modelBytes)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: image)), imageBytes)
     }
 
     func testBadAnnotationsListEveryProblem() throws {

@@ -78,6 +78,13 @@ final class ExtractPosesCommandTests: XCTestCase {
         XCTAssertNotEqual(again.exitCode, 0)
         XCTAssertTrue(again.standardError.contains("--overwrite"), again.standardError)
         XCTAssertEqual(try CoachExecutable.run(["extract-poses", photo.path, "--output", clip.path, "--models", models.path, "--overwrite"]).exitCode, 0)
+        // The drawing is guarded the same way, and is checked before any work.
+        let drawAgain = try CoachExecutable.run(["extract-poses", photo.path, "--draw", picture.path, "--models", models.path])
+        XCTAssertNotEqual(drawAgain.exitCode, 0)
+        XCTAssertTrue(drawAgain.standardError.contains("--draw") && drawAgain.standardError.contains("--overwrite"), drawAgain.standardError)
+        let onInput = try CoachExecutable.run(["extract-poses", photo.path, "--draw", photo.path, "--models", models.path, "--overwrite"])
+        XCTAssertNotEqual(onInput.exitCode, 0)
+        XCTAssertTrue(onInput.standardError.contains("one of this command's inputs"), onInput.standardError)
         let bad = try CoachExecutable.run(["extract-poses", photo.path, "--joints", "feet", "--models", models.path])
         XCTAssertNotEqual(bad.exitCode, 0)
         XCTAssertTrue(bad.standardError.contains("body18 or hand21"), bad.standardError)

@@ -23,4 +23,22 @@ enum OutputGuard {
             throw ValidationError("--output \(path) holds a '\(existing.metadata.task)' model, not a '\(task)' one: choose another path, or pass --overwrite to replace it")
         }
     }
+
+    /// Throws unless `path` (given with `option`, e.g. "--draw") is free, or `overwrite` is set
+    /// and it is a regular file that is none of the command's `inputs`: a picture or a pose file
+    /// never replaces a folder, a device, the model or the data it was made from.
+    static func checkFileOutput(_ path: String, option: String, inputs: [String], overwrite: Bool) throws {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL
+        if inputs.contains(where: { URL(fileURLWithPath: $0).resolvingSymlinksInPath().standardizedFileURL == target }) {
+            throw ValidationError("\(option) \(path) is one of this command's inputs: choose another path")
+        }
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }   // nothing there
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw ValidationError("\(option) \(path) exists and is not a regular file (a folder, device, link or pipe): choose another path")
+        }
+        if !overwrite {
+            throw ValidationError("\(option) \(path) exists: choose another path, or pass --overwrite to replace it")
+        }
+    }
 }
