@@ -164,11 +164,12 @@ demo: build
 	@$(COACH) train hand-action-classifier --data $(GENERATED)/hand-actions/train --output models/hand-actions.h5 \
 	    --chirality mirror --seed 1 --quiet
 	@$(COACH) evaluate models/hand-actions.h5 --data $(GENERATED)/hand-actions/test
-	@echo "==> object detector: training a board detector on $(GENERATED)/boards/train (Create ML annotations)"
-	@$(COACH) train object-detector --annotations $(GENERATED)/boards/train/annotations.json --output models/boards.h5 --seed 1
-	@echo "==> object detector: evaluating on $(GENERATED)/boards/test"
-	@$(COACH) evaluate models/boards.h5 --annotations $(GENERATED)/boards/test/annotations.json
-	@$(COACH) predict models/boards.h5 $(GENERATED)/boards/test/0001.jpg --draw $(GENERATED)/boards/test-0001-boxes.png
+	@echo "==> object detector: training the board detector on 112 real photos in datasets/cornhole/train (Create ML annotations)"
+	@$(COACH) train object-detector --annotations datasets/cornhole/train/annotations.json --output models/boards.h5 --seed 1
+	@echo "==> object detector: evaluating on the 37 photos in datasets/cornhole/test"
+	@$(COACH) evaluate models/boards.h5 --annotations datasets/cornhole/test/annotations.json
+	@mkdir -p $(GENERATED)/cornhole
+	@$(COACH) predict models/boards.h5 datasets/cornhole/test/0126.jpg --draw $(GENERATED)/cornhole/0126-boxes.png --overwrite
 	@echo "==> poses from a photo and a video (MediaPipe's models run by Coach; the astronaut photo from $(COACH_SHARED))"
 	@photo=$(COACH_SHARED)/reference/efficientnet-lite0/images/astronaut.png; \
 	  if [ ! -f $$photo ]; then echo "note: $$photo is missing (the shared folder is not beside the repository): pose demo skipped"; else \
