@@ -79,7 +79,9 @@ final class PoseClipJSONTests: XCTestCase {
         let empty = try writePoseFixture(folder, "empty.json", "  \n")
         expectPoseError(["\(empty.path): is empty: expected a JSON document"]) { _ = try PoseClipReader.read(empty) }
         let broken = try writePoseFixture(folder, "broken.json", "{\"joints\": [\"a\"],\n \"frames\": [1,,2]}")
-        expectPoseError(["\(broken.path):2: is not valid JSON"]) { _ = try PoseClipReader.read(broken) }
+        expectPoseError(["\(broken.path):2: is not valid JSON at column 15 ($.frames[1]): expected a value, found ','"]) {
+            _ = try PoseClipReader.read(broken)
+        }
         let array = try writePoseFixture(folder, "array.json", "[1]")
         expectPoseError(["\(array.path): $: is an array: expected an object"]) { _ = try PoseClipReader.read(array) }
     }

@@ -17,6 +17,10 @@ enum CreateMLAnnotationReader {
             log.add(file, "cannot read the annotation file: \(error.localizedDescription)")
             return []
         }
+        if let problem = StrictJSON.check(data) {
+            log.add(file, line: problem.line, "column \(problem.column), at \(problem.path): not valid JSON: \(problem.message)")
+            return []
+        }
         let root: Any
         do {
             root = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])

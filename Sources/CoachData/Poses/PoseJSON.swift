@@ -18,6 +18,10 @@ enum PoseJSON {
             log.add(file, "is empty: expected a JSON document")
             return nil
         }
+        if let problem = StrictJSON.check(data) {
+            log.add(file, line: problem.line, "is not valid JSON at column \(problem.column) (\(problem.path)): \(problem.message)")
+            return nil
+        }
         do {
             return try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
