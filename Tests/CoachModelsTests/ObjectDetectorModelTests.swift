@@ -225,6 +225,13 @@ final class ObjectDetectorModelTests: XCTestCase {
         XCTAssertThrowsError(try ObjectDetectorModel(file: damaged)) { error in
             XCTAssertTrue("\(error.localizedDescription)".contains("levels.1.blocks.1.norm2.scale"), error.localizedDescription)
         }
+        // Labels edited to disagree with the class count: the error names the file and the metadata key.
+        var relabelled = try ModelFile.read(from: url)
+        relabelled.metadata.classLabels = ["a", "b", "c", "d"]
+        XCTAssertThrowsError(try ObjectDetectorModel(file: relabelled)) { error in
+            let text = error.localizedDescription
+            XCTAssertTrue(text.contains(url.path) && text.contains("$.extra.detector") && text.contains("4 class labels"), text)
+        }
     }
 
     func testCompactFloatsRoundToNearestBFloat16() {

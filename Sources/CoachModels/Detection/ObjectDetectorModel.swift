@@ -53,7 +53,13 @@ public final class ObjectDetectorModel {
                                                    reason: "required key 'detector' (the detector configuration) is missing")
         }
         var generator = SeededGenerator(seed: 0)
-        try self.init(configuration: configuration, classLabels: file.metadata.classLabels, generator: &generator)
+        do {
+            try self.init(configuration: configuration, classLabels: file.metadata.classLabels, generator: &generator)
+        } catch DetectorModelError.invalidConfiguration(let problems) {
+            // An edited or damaged file: say which file, and where in its metadata.
+            throw ModelFileError.malformedMetadata(path: file.sourcePath, jsonPath: "$.extra.detector",
+                                                   reason: "the detector configuration is inconsistent: " + problems.joined(separator: "; "))
+        }
         try file.checkTensors(head.stateDictionary.mapValues(\.shape))
         try head.load(file.tensors)
     }
