@@ -45,6 +45,12 @@ final class ObjectDetectorTrainerTests: XCTestCase {
                                                             cachedViews: views, checkpoint: checkpoint, resume: true), "c.h5")
         XCTAssertEqual(resumed, first, "a resumed run must end exactly where an uninterrupted one does")
         XCTAssertFalse(FileManager.default.fileExists(atPath: checkpoint.path), "a finished run removes its checkpoint")
+        // Nothing to resume is refused, as by every trainer (not a silent fresh start).
+        XCTAssertThrowsError(try ObjectDetectorTrainer.train(training: data, validation: nil, backbone: backbone, configuration: configuration,
+                                                             cachedViews: views, checkpoint: checkpoint, resume: true)) { error in
+            guard case ObjectDetectorTrainingError.checkpointMissing(let path) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, checkpoint.path)
+        }
 
         var other = configuration
         other.seed = 10

@@ -150,7 +150,14 @@ public enum ObjectDetectorTrainer {
         let fingerprint = ObjectDetectorCheckpoint.fingerprint(training: training, labels: labels)
         var startIteration = 0
         var history: [DetectorIterationRecord] = []
-        if resume, let checkpoint, FileManager.default.fileExists(atPath: checkpoint.path) {
+        if resume {
+            // As every trainer does: --resume without a checkpoint is refused, not a silent fresh start.
+            guard let checkpoint else { throw ObjectDetectorTrainingError.checkpointMissing(path: "(none given)") }
+            guard FileManager.default.fileExists(atPath: checkpoint.path) else {
+                throw ObjectDetectorTrainingError.checkpointMissing(path: checkpoint.path)
+            }
+        }
+        if resume, let checkpoint {
             let saved = try ObjectDetectorCheckpoint.read(from: checkpoint)
             try saved.check(configuration: configuration, fingerprint: fingerprint, iterations: iterations, path: checkpoint.path)
             try model.head.load(saved.modelState)
@@ -335,6 +342,8 @@ public enum ObjectDetectorTrainingError: LocalizedError {
     case noObjects(path: String)
     /// A checkpoint does not belong to this run.
     case checkpointMismatch(path: String, reason: String)
+    /// `--resume` was asked for but there is no checkpoint.
+    case checkpointMissing(path: String)
     /// Training stopped as asked (`interruptAfter`) with its state saved in `checkpoint`.
     case interrupted(completedIterations: Int, checkpoint: String)
 
@@ -347,6 +356,8 @@ public enum ObjectDetectorTrainingError: LocalizedError {
             return "\(path): the training annotations contain no boxes; an object detector needs at least one labelled object"
         case let .checkpointMismatch(path, reason):
             return "cannot resume from \(path): \(reason); delete it to start over, or train without --resume"
+        case .checkpointMissing(let path):
+            return "cannot resume: there is no checkpoint at '\(path)'; train without --resume to start"
         case let .interrupted(done, checkpoint):
             return "training stopped after \(done) iterations; its state is in \(checkpoint) (continue with --resume)"
         }
