@@ -142,7 +142,7 @@ GENERATED := datasets/generated
 demo: build
 	@echo "==> Coach $$($(COACH) --version)"
 	@echo "==> generating the sample datasets into $(GENERATED)"
-	@$(COACH) generate-samples --output $(GENERATED)
+	@$(COACH) generate-samples --output $(GENERATED) --overwrite
 	@echo "==> image classifier: training on $(GENERATED)/sports-gear (train/ with a held-out validation split)"
 	@mkdir -p models
 	@$(COACH) train image-classifier --data $(GENERATED)/sports-gear --output models/sports-gear.h5 --augment flip --seed 1

@@ -54,10 +54,34 @@ struct GenerateSamplesCommand: ParsableCommand {
     @Option(help: "The motion-capture folder the throws dataset shows as real background motion (default: the checkout's datasets/mocap-motions).")
     var motionCapture: String?
 
+    @Flag(help: "Write into a dataset folder even when generate-samples did not make it (its files of the same names are replaced).")
+    var overwrite = false
+
+    /// The file marking a folder as generate-samples' own, so a later run may write into it.
+    static let marker = ".coach-generated"
+
+    /// Refuses to write into `folder` when it exists but is not a folder this command made.
+    func checkDestination(_ folder: URL) throws {
+        var status = stat()
+        guard lstat(folder.path, &status) == 0 else { return }   // nothing there yet
+        guard (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw ValidationError("\(folder.path) exists and is not a folder: choose another --output")
+        }
+        let contents = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        if overwrite || contents.isEmpty || contents.contains(Self.marker) { return }
+        throw ValidationError("\(folder.path) exists and was not made by generate-samples (no \(Self.marker) in it): it may be your data; "
+                              + "choose another --output, or pass --overwrite to write into it")
+    }
+
     func run() throws {
         try reportingErrors {
             let root = URL(fileURLWithPath: output)
-            for sample in only.isEmpty ? Sample.allCases : only {
+            let samples = only.isEmpty ? Sample.allCases : only
+            for sample in samples { try checkDestination(root.appendingPathComponent(sample.rawValue)) }
+            for sample in samples {
+                let folder = root.appendingPathComponent(sample.rawValue)
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try Data("written by coach generate-samples --seed \(seed)\n".utf8).write(to: folder.appendingPathComponent(Self.marker))
                 switch sample {
                 case .throws_:
                     var configuration = ThrowDatasetConfiguration()

@@ -27,6 +27,9 @@ struct ImportPoseModelsCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The folder to write the model files into.")
     var output: String = "models/pose"
 
+    @Flag(help: "Replace files at the model paths that are not Coach pose models.")
+    var overwrite = false
+
     func run() throws {
         let folder = URL(fileURLWithPath: output)
         do {
@@ -39,6 +42,7 @@ struct ImportPoseModelsCommand: ParsableCommand {
             let input = URL(fileURLWithPath: source).appendingPathComponent(model.fileName)
             let file = try model.importModel(from: input)
             let destination = folder.appendingPathComponent(model.modelFileName)
+            try OutputGuard.checkModelOutput(destination.path, task: model.task, overwrite: overwrite)
             try file.write(to: destination)
             let graph = try GraphNetwork(file: file)
             let operations = graph.operationCounts.sorted { $0.key.rawValue < $1.key.rawValue }

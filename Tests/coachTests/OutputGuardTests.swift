@@ -24,6 +24,28 @@ final class OutputGuardTests: XCTestCase {
         XCTAssertTrue(second.standardError.contains("not a regular file"), second.standardError)
     }
 
+    /// generate-samples writes only into folders it made (or empty ones): a user's folder of the
+    /// same name is refused untouched unless `--overwrite`; its own output is rewritten freely.
+    func testGenerateSamplesKeepsOutOfOtherFolders() throws {
+        let root = try temporaryDirectory(self)
+        let theirs = root.appendingPathComponent("hand-poses")
+        try FileManager.default.createDirectory(at: theirs, withIntermediateDirectories: true)
+        let mine = theirs.appendingPathComponent("train.csv")
+        try Data("my own data\n".utf8).write(to: mine)
+        let refused = try CoachExecutable.run(["generate-samples", "--only", "hand-poses", "--output", root.path])
+        XCTAssertNotEqual(refused.exitCode, 0)
+        XCTAssertTrue(refused.standardError.contains("not made by generate-samples") && refused.standardError.contains("--overwrite"),
+                      refused.standardError)
+        XCTAssertEqual(try String(contentsOf: mine, encoding: .utf8), "my own data\n")
+
+        let other = root.appendingPathComponent("fresh")
+        XCTAssertEqual(try CoachExecutable.run(["generate-samples", "--only", "hand-poses", "--output", other.path]).exitCode, 0)
+        let again = try CoachExecutable.run(["generate-samples", "--only", "hand-poses", "--output", other.path])
+        XCTAssertEqual(again.exitCode, 0, again.standardError)
+        XCTAssertEqual(try CoachExecutable.run(["generate-samples", "--only", "hand-poses", "--output", root.path, "--overwrite"]).exitCode, 0)
+        XCTAssertNotEqual(try String(contentsOf: mine, encoding: .utf8), "my own data\n")
+    }
+
     /// The model writer replaces only regular files, and clears temporaries that an interrupted
     /// write of the same file left (their process is gone) while keeping a live writer's.
     func testModelWriterRefusesDevicesAndClearsStaleTemporaries() throws {
