@@ -37,13 +37,14 @@ TEST_STAMP := $(VENV)/.coach-test-peers-1
 BENCH_PEERS := $(TEST_PEERS) onnx onnxruntime scikit-learn aeon==1.6.0
 BENCH_STAMP := $(VENV)/.coach-bench-peers-1
 
-.PHONY: build deps swift-build weights pose-models test-peers bench-peers demo test bench clean help
+.PHONY: build deps swift-build weights pose-models test-peers bench-peers demo test bench fuzz clean help
 
 help:
 	@echo "make demo   build, train every sample model on datasets/ and print evaluations"
 	@echo "make test   build and run the test suite (release mode)"
 	@echo "make build  release build plus the imported backbone in $(BACKBONE)"
 	@echo "make bench  benchmarks, side by side with their peers"
+	@echo "make fuzz   every parser under libFuzzer + AddressSanitizer, FUZZ_SECONDS (60) each"
 
 ## deps: install missing Debian packages (non-interactive, needs root) and check Swift.
 deps:
@@ -184,6 +185,30 @@ demo: build
 
 bench: build bench-peers
 	@$(BIN)/coach-bench --backbone $(BACKBONE) --pth $(PTH) --peer-python $(CACHE)/venv/bin/python
+
+## fuzz: each parser (coach-fuzz --help lists them) under libFuzzer with AddressSanitizer for
+## FUZZ_SECONDS, starting from Tests/CoachFuzzingTests/Corpus/TARGET; what it learns stays in
+## $(FUZZ_BUILD)/corpus, crashing inputs in $(FUZZ_BUILD)/findings (fix, then add them to the corpus).
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD := .build-fuzz
+FUZZ := $(FUZZ_BUILD)/release/coach-fuzz
+fuzz: deps
+	@echo "==> building coach-fuzz with libFuzzer and AddressSanitizer (into $(FUZZ_BUILD))"
+	@$(SWIFT) build -c release --product coach-fuzz --scratch-path $(FUZZ_BUILD) -Xswiftc -use-ld=lld -Xswiftc -sanitize=fuzzer,address \
+	    -Xswiftc -DCOACH_FUZZ -Xcc -fsanitize=fuzzer-no-link,address
+	@mkdir -p $(FUZZ_BUILD)/findings; \
+	  printf '%-24s %12s %10s %8s  %s\n' target executions "exec/s" crashes "corpus (inputs)"; \
+	  for target in $$($(FUZZ) --help 2>&1 | awk '/^  [a-z]/ {print $$1}'); do \
+	    mkdir -p $(FUZZ_BUILD)/corpus/$$target; \
+	    ASAN_OPTIONS=detect_leaks=0 $(FUZZ) $$target -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
+	      -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/findings/$$target- \
+	      $(FUZZ_BUILD)/corpus/$$target Tests/CoachFuzzingTests/Corpus/$$target > $(FUZZ_BUILD)/$$target.log 2>&1 || true; \
+	    runs=$$(awk '/stat::number_of_executed_units/ {print $$2}' $(FUZZ_BUILD)/$$target.log | tail -1); \
+	    rate=$$(awk '/stat::average_exec_per_sec/ {print $$2}' $(FUZZ_BUILD)/$$target.log | tail -1); \
+	    crashes=$$(ls $(FUZZ_BUILD)/findings 2>/dev/null | grep -c "^$$target-" || true); \
+	    printf '%-24s %12s %10s %8s  %s\n' $$target "$${runs:-?}" "$${rate:-?}" "$$crashes" "$$(ls $(FUZZ_BUILD)/corpus/$$target | wc -l)"; \
+	  done; \
+	  if ls $(FUZZ_BUILD)/findings/* >/dev/null 2>&1; then echo "crashing inputs: $(FUZZ_BUILD)/findings (logs: $(FUZZ_BUILD)/TARGET.log)"; fi
 
 clean:
 	rm -rf .build

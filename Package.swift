@@ -86,6 +86,11 @@ let package = Package(
                           exclude: ["Peers"],
                           swiftSettings: numericSettings),
 
+        // Fuzzing (issue 14, `make fuzz`): the parsers as targets, and a driver that replays
+        // inputs, or runs libFuzzer when built with -sanitize=fuzzer and -DCOACH_FUZZ.
+        .target(name: "CoachFuzzing", dependencies: ["CoachData", "CoachModels"]),
+        .executableTarget(name: "coach-fuzz", dependencies: ["CoachFuzzing"]),
+
         .target(name: "TestSupport", dependencies: ["CoachNN", "CoachModels"], path: "Tests/TestSupport"),
         .testTarget(name: "CoachTensorTests", dependencies: ["CoachTensor", "TestSupport", "CBLAS"]),
         .testTarget(name: "CoachNNTests", dependencies: ["CoachNN", "TestSupport"]),
@@ -94,6 +99,7 @@ let package = Package(
         .testTarget(name: "CoachModelsTests", dependencies: ["CoachModels", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CoachTrainingTests", dependencies: ["CoachTraining", "CoachSamples", "TestSupport"]),
         .testTarget(name: "CoachRuntimeTests", dependencies: ["CoachRuntime", "TestSupport", "CoachTraining"]),
+        .testTarget(name: "CoachFuzzingTests", dependencies: ["CoachFuzzing", "TestSupport"], exclude: ["Corpus"]),
         .testTarget(name: "coachTests", dependencies: ["TestSupport", "CoachModels"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v5]
