@@ -31,10 +31,30 @@ enum PascalVOCAnnotationReader {
         return files.compactMap { readFile($0, log: &log) }
     }
 
+    /// The line of the first byte sequence that is not UTF-8, or nil when all of `data` is.
+    static func firstInvalidUTF8Line(_ data: Data) -> Int? {
+        var decoder = UTF8()
+        var iterator = data.makeIterator()
+        var line = 1
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): if scalar == "\n" { line += 1 }
+            case .emptyInput: return nil
+            case .error: return line
+            }
+        }
+    }
+
     static func readFile(_ url: URL, log: inout DetectionProblemLog) -> PendingAnnotatedImage? {
         let file = url.path
         guard let data = try? Data(contentsOf: url) else {
             log.add(file, "cannot read the annotation file")
+            return nil
+        }
+        // Foundation's XML parser traps on a name that is not valid UTF-8 (found by `make fuzz`),
+        // so the bytes are checked first; Pascal VOC files are UTF-8 (or ASCII).
+        if let line = firstInvalidUTF8Line(data) {
+            log.add(file, line: line, "not valid UTF-8 text; expected a Pascal VOC <annotation> document in UTF-8")
             return nil
         }
         let builder = XMLTreeBuilder()

@@ -148,8 +148,9 @@ public struct TFLiteModel: Sendable {
                               buffer: buffer, sparsity: sparsity, hasQuantization: scaled > 0)
         }
         let tensorCount = tensors.count
-        func indices(_ list: [Int], _ what: String) throws -> [Int] {
-            guard list.allSatisfy({ $0 >= -1 && $0 < tensorCount }) else {
+        /// Tensor indices in range; -1 (an omitted input) only where `optional` allows it.
+        func indices(_ list: [Int], _ what: String, optional: Bool = false) throws -> [Int] {
+            guard list.allSatisfy({ $0 >= (optional ? -1 : 0) && $0 < tensorCount }) else {
                 throw TFLiteError.malformed(path: path, what: "\(what) names tensors \(list) of \(tensorCount)")
             }
             return list
@@ -160,7 +161,7 @@ public struct TFLiteModel: Sendable {
                 throw TFLiteError.malformed(path: path, what: "\(op.what) has operator code \(codeIndex) of \(codes.count)")
             }
             return OperatorInfo(builtinCode: codes[codeIndex].0, customCode: codes[codeIndex].1,
-                                inputs: try indices(op.int32s(1, "the inputs"), "the inputs of \(op.what)"),
+                                inputs: try indices(op.int32s(1, "the inputs"), "the inputs of \(op.what)", optional: true),
                                 outputs: try indices(op.int32s(2, "the outputs"), "the outputs of \(op.what)"),
                                 options: try op.table(4, "the options of \(op.what)"))
         }
