@@ -133,7 +133,8 @@ test: build test-peers
 	  $(PYTHON) -c "import os, xml.etree.ElementTree as E; \
 	  cases = list(E.parse('.build/xunit.xml').getroot().iter('testcase')); \
 	  failed = sum(1 for c in cases if c.find('failure') is not None or c.find('error') is not None); \
-	  skipped = len(open('.build/skipped.txt').read().splitlines()) if os.path.exists('.build/skipped.txt') else 0; \
+	  reasons = open('.build/skipped.txt').read().splitlines() if os.path.exists('.build/skipped.txt') else []; \
+	  [print(r if r.startswith('SKIPPED') else 'SKIPPED: ' + r) for r in sorted(set(reasons))]; skipped = len(reasons); \
 	  print(f'{len(cases) - failed - skipped} passed, {failed} failed, {skipped} skipped')" \
 	  || echo "0 passed, 1 failed, 0 skipped"; \
 	  exit $$status

@@ -48,6 +48,13 @@ final class ObjectDetectorCommandTests: XCTestCase {
         XCTAssertTrue(text.standardOutput.contains("mAP@0.5 (I/O 50)"), text.standardOutput)
         XCTAssertTrue(text.standardOutput.contains("background"), text.standardOutput)
 
+        // An annotation file that names no images is an error, not a table of zeros.
+        let empty = directory.appendingPathComponent("empty.json")
+        try Data("[]".utf8).write(to: empty)
+        let nothing = try CoachExecutable.run(["evaluate", model, "--annotations", empty.path], environment: environment)
+        XCTAssertNotEqual(nothing.exitCode, 0)
+        XCTAssertTrue(nothing.standardError.contains("no images"), nothing.standardError)
+
         let image = test.deletingLastPathComponent().appendingPathComponent("0001.jpg").path
         let drawing = directory.appendingPathComponent("boxes.png").path
         let predicted = try CoachExecutable.run(["predict", model, image, "--json", "--confidence-threshold", "0.05", "--draw", drawing],

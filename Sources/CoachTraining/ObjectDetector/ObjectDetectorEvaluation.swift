@@ -51,6 +51,8 @@ public enum ObjectDetectorEvaluation {
     public static func evaluate(model: ObjectDetectorModel, backbone: EfficientNetLite0, dataset: DetectionDataset,
                                 confidenceThreshold: Double = ObjectDetectorModel.defaultConfidenceThreshold,
                                 observer: TrainingObserver? = nil) throws -> DetectionMetrics {
+        // Scores over no images would read as a (zero) result: an empty test set is an error.
+        guard !dataset.images.isEmpty else { throw ObjectDetectorTrainingError.noImages(path: dataset.source.path) }
         let unknown = Set(dataset.labels).subtracting(model.classLabels)
         if !unknown.isEmpty {
             observer?(.warning("the model does not know the label\(unknown.count == 1 ? "" : "s") \(unknown.sorted().joined(separator: ", ")); those boxes are left out"))

@@ -340,6 +340,8 @@ public enum ObjectDetectorTrainingError: LocalizedError {
     case invalidConfiguration([String])
     /// The training annotations hold no boxes at all.
     case noObjects(path: String)
+    /// The annotations name no images (nothing to train on or evaluate).
+    case noImages(path: String)
     /// A checkpoint does not belong to this run.
     case checkpointMismatch(path: String, reason: String)
     /// `--resume` was asked for but there is no checkpoint.
@@ -356,6 +358,8 @@ public enum ObjectDetectorTrainingError: LocalizedError {
             return "\(path): the training annotations contain no boxes; an object detector needs at least one labelled object"
         case let .checkpointMismatch(path, reason):
             return "cannot resume from \(path): \(reason); delete it to start over, or train without --resume"
+        case .noImages(let path):
+            return "\(path): the annotations name no images; there is nothing to evaluate"
         case .checkpointMissing(let path):
             return "cannot resume: there is no checkpoint at '\(path)'; train without --resume to start"
         case let .interrupted(done, checkpoint):
