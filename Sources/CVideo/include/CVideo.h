@@ -87,6 +87,28 @@ CoachVideoStatus coach_video_copy_rgb(CoachVideo *video, uint8_t *rgb, size_t ca
 /* Frees every FFmpeg object the handle owns, then the handle (NULL is allowed). */
 void coach_video_close(CoachVideo *video);
 
+/* ---- Writing: frames in, an H.264 (else MPEG-4 part 2) video out ---- */
+
+/* An open video being written. */
+typedef struct CoachVideoWriter CoachVideoWriter;
+
+/* Creates the file at `path` (its extension picks the container: .mp4, .mov, .mkv, .avi) for
+ * frames of `width` × `height` RGB pixels at `frame_rate` frames per second. Odd sizes are
+ * scaled to the even size the encoder needs. H.264 (libx264, high quality, yuv420p) when the
+ * FFmpeg build has it, else MPEG-4 part 2. On failure *writer is NULL and `message` says why. */
+CoachVideoStatus coach_video_writer_open(const char *path, int32_t width, int32_t height, double frame_rate,
+                                         CoachVideoWriter **writer, char *message);
+
+/* Encodes the next frame (interleaved RGB24, rows top to bottom, `capacity` bytes). */
+CoachVideoStatus coach_video_writer_append_rgb(CoachVideoWriter *writer, const uint8_t *rgb, size_t capacity,
+                                               char *message);
+
+/* Flushes the encoder and writes the container's trailer: the file is complete. */
+CoachVideoStatus coach_video_writer_finish(CoachVideoWriter *writer, char *message);
+
+/* Frees the writer (NULL is allowed); a writer not finished leaves an incomplete file. */
+void coach_video_writer_close(CoachVideoWriter *writer);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,8 @@ public enum VideoError: LocalizedError, Equatable, Sendable {
     case corrupt(path: String, frame: Int, reason: String)
     /// The file has a video stream but not one frame of it decodes.
     case empty(path: String)
+    /// A video could not be written (`reason` says why: the name, the size, the disk).
+    case unwritable(path: String, reason: String)
 
     /// A sentence saying what is wrong with which file, and what to do about it.
     public var errorDescription: String? {
@@ -34,6 +36,8 @@ public enum VideoError: LocalizedError, Equatable, Sendable {
                 + "or remove it"
         case let .empty(path):
             return "\(path): the video stream holds no decodable frame; re-export the video or remove it"
+        case let .unwritable(path, reason):
+            return "\(path): cannot write the video (\(reason))"
         }
     }
 }
