@@ -57,6 +57,10 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"),
                                  .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
 
+        // FFmpeg's libavutil av_tx FFT (Debian: libavutil-dev) behind a plan that owns aligned
+        // buffers: phase correlation for the game's scene stability.
+        .target(name: "CFourier", linkerSettings: [.linkedLibrary("avutil")]),
+
         // The seeded generator every random choice flows from (no dependencies, so data
         // augmentation and tensor initialisation share it).
         .target(name: "CoachRandom"),
@@ -68,12 +72,16 @@ let package = Package(
                 swiftSettings: numericSettings),
         .target(name: "CoachSamples", dependencies: ["CoachData", "CoachRandom"],
                 swiftSettings: numericSettings),
+        // Classic vision kernels for the game (issue 12): registration, thresholds, contours,
+        // polygons, circles, blobs, motion masks, parabolas. Plain Swift on plain images.
+        .target(name: "CoachVision", dependencies: ["CoachData", "CFourier"],
+                swiftSettings: numericSettings),
         .target(name: "CoachModels",
                 dependencies: ["CoachNN", "CoachData", "CHDF5", "COpenSSL"],
                 swiftSettings: numericSettings),
         .target(name: "CoachTraining", dependencies: ["CoachModels"],
                 swiftSettings: numericSettings),
-        .target(name: "CoachRuntime", dependencies: ["CoachModels"],
+        .target(name: "CoachRuntime", dependencies: ["CoachModels", "CoachVision"],
                 swiftSettings: numericSettings),
         .executableTarget(name: "coach",
                           dependencies: [
@@ -98,7 +106,8 @@ let package = Package(
         .testTarget(name: "CoachSamplesTests", dependencies: ["CoachSamples", "TestSupport"]),
         .testTarget(name: "CoachModelsTests", dependencies: ["CoachModels", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CoachTrainingTests", dependencies: ["CoachTraining", "CoachSamples", "TestSupport"]),
-        .testTarget(name: "CoachRuntimeTests", dependencies: ["CoachRuntime", "TestSupport", "CoachTraining"]),
+        .testTarget(name: "CoachVisionTests", dependencies: ["CoachVision", "CoachRandom", "TestSupport"]),
+        .testTarget(name: "CoachRuntimeTests", dependencies: ["CoachRuntime", "TestSupport", "CoachTraining", "CoachSamples", "CoachVision", "CoachRandom"]),
         .testTarget(name: "CoachFuzzingTests", dependencies: ["CoachFuzzing", "TestSupport"], exclude: ["Corpus"]),
         .testTarget(name: "coachTests", dependencies: ["TestSupport", "CoachModels"], exclude: ["Snapshots"]),
     ],

@@ -37,7 +37,8 @@ final class ArchitectureBoundaryTests: XCTestCase {
             "CoachData": ["CImageCodecs", "CVideo", "CoachRandom"],
             "CoachModels": ["CoachNN", "CoachTensor", "CoachRandom", "CoachData", "CHDF5", "COpenSSL"],
             "CoachTraining": ["CoachModels", "CoachNN", "CoachTensor", "CoachRandom", "CoachData"],
-            "CoachRuntime": ["CoachModels", "CoachNN", "CoachTensor", "CoachRandom", "CoachData"],
+            "CoachVision": ["CoachData", "CFourier"],
+            "CoachRuntime": ["CoachModels", "CoachNN", "CoachTensor", "CoachRandom", "CoachData", "CoachVision"],
             "CoachFuzzing": ["CoachData", "CoachModels"],
         ]
         var violations: [String] = []
