@@ -35,7 +35,7 @@ struct Coach: ParsableCommand {
         """,
         version: version,
         subcommands: [TrainCommand.self, EvaluateCommand.self, PredictCommand.self, InspectCommand.self,
-                      ImportBackboneCommand.self, ImportPoseModelsCommand.self, ExtractPosesCommand.self, GenerateSamplesCommand.self,
+                      ImportBackboneCommand.self, ImportPoseModelsCommand.self, ExtractPosesCommand.self, AnalyzeCommand.self, GenerateSamplesCommand.self,
                       ClassifyImageNetCommand.self]
     )
 }

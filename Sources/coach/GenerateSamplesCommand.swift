@@ -27,6 +27,11 @@ struct GenerateSamplesCommand: ParsableCommand {
                        in varied perspective, scale and light on varied grounds, with
                        Create ML annotation JSON (train/ and test/, labels board, hole,
                        red_bag, blue_bag)
+          game         a rendered cornhole game filmed from the side for `coach analyze`: a
+                       shaken first second, a stick-figure player throwing underhand onto
+                       the board, overhand into the hole and under the leg beside it
+                       (game.mp4, the player's poses.csv and truth.json with the board's box,
+                       each flight's parabola, speed, release angle, landing and points)
 
         Examples:
           coach generate-samples --output datasets/generated
@@ -40,6 +45,7 @@ struct GenerateSamplesCommand: ParsableCommand {
         case handActions = "hand-actions"
         case sportsGear = "sports-gear"
         case boards
+        case game
     }
 
     @Option(help: "The folder to write the datasets into (one subfolder each).")
@@ -112,6 +118,13 @@ struct GenerateSamplesCommand: ParsableCommand {
                         into: root.appendingPathComponent("boards"), trainingImages: 160, testImages: 40, seed: seed &+ 3)
                     Console.print("boards: \(train.imageFiles.count) training photos → \(train.annotationFile.path), "
                                   + "\(test.imageFiles.count) test photos → \(test.annotationFile.path)")
+                case .game:
+                    var configuration = GameVideoConfiguration()
+                    configuration.seed = seed
+                    let files = try GameVideo(configuration: configuration).write(into: folder)
+                    let box = files.boardBox
+                    Console.print("game: \(files.video.path) with \(files.poses.path) and \(files.truth.path) (board box "
+                                  + String(format: "%.0f,%.0f,%.0f,%.0f", box.x, box.y, box.width, box.height) + ")")
                 }
             }
         }

@@ -99,8 +99,9 @@ extension GameVideo {
         return result
     }
 
-    /// The still field: a pale wall above, grass below (fixed per-pixel texture), and the board.
-    static func field(width: Int, height: Int, board: [SIMD2<Double>]?, hole: SIMD2<Double>, holeRadius: Double,
+    /// The still field: a pale wall above, grass below (fixed per-pixel texture), and the board
+    /// with its hole (an ellipse of radii `holeRadius` across and down the image).
+    static func field(width: Int, height: Int, board: [SIMD2<Double>]?, hole: SIMD2<Double>, holeRadius: SIMD2<Double>,
                       seed: UInt64) -> RGBImage {
         var image = RGBImage(width: width, height: height, color: .black)
         let horizon = Int(Double(height) * 0.42)
@@ -132,8 +133,8 @@ extension GameVideo {
             guard t >= 0, t <= 1 else { continue }
             let left = board[0].x + (board[3].x - board[0].x) * t, right = board[1].x + (board[2].x - board[1].x) * t
             for x in max(0, Int(left.rounded()))..<min(width, Int(right.rounded())) {
-                let dx = Double(x) + 0.5 - hole.x, dy = py - hole.y
-                if dx * dx + dy * dy <= holeRadius * holeRadius {
+                let dx = (Double(x) + 0.5 - hole.x) / holeRadius.x, dy = (py - hole.y) / holeRadius.y
+                if dx * dx + dy * dy <= 1 {
                     image[x, y] = RGBColor(red: 22, green: 16, blue: 12)
                 } else {
                     let grain = 10 * noise(x / 3, y, 3)

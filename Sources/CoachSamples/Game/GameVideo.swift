@@ -27,8 +27,8 @@ public struct GameThrowTruth: Equatable, Sendable {
     public var arcLength: Double
     /// The mean speed along the flight (arc length × metres per pixel ÷ flight time), m/s.
     public var speed: Double
-    /// The elbow→wrist angle of the throwing arm at release, degrees above the horizontal
-    /// (measured towards the board, image y up).
+    /// The elbow→wrist angle of the throwing arm in the frame nearest the release (what a camera
+    /// can see), degrees above the horizontal (measured towards the board, image y up).
     public var releaseAngle: Double
     /// The throwing wrist.
     public var throwingWrist: Body18
@@ -47,8 +47,10 @@ public struct GameVideo: Sendable {
     public let boardCorners: [SIMD2<Double>]
     /// The hole's centre in pixels.
     public let holeCentre: SIMD2<Double>
-    /// The hole's radius in pixels.
+    /// The hole's radius in pixels along the board's length (across the image).
     public let holeRadius: Double
+    /// The hole's height over its width in the image (the board's foreshortening).
+    public let holeFlattening: Double
     /// Metres per pixel on the board (its 1.2192 m length over the mean of its long edges).
     public let metresPerPixel: Double
     /// The first frame after the camera shake.
@@ -84,35 +86,50 @@ public struct GameVideo: Sendable {
         let middleY = (boardCorners[0].y + boardCorners[3].y) / 2
         let leftX = (boardCorners[0].x + boardCorners[3].x) / 2, rightX = (boardCorners[1].x + boardCorners[2].x) / 2
         holeCentre = SIMD2(leftX + 0.78 * (rightX - leftX), middleY)
-        holeRadius = 0.1524 / 2 / metresPerPixel * 0.8
+        holeRadius = 0.1524 / 2 / metresPerPixel
+        // Seen from the side, the board's width is foreshortened: the round hole is an ellipse.
+        holeFlattening = ((boardCorners[3].y - boardCorners[0].y) / 0.6096) / (((top + bottom) / 2) / 1.2192)
 
-        // The player: a scripted session of throws, filmed from the side (the target lies along +z,
-        // which this camera shows to the right).
+        // The player, filmed from the side (the target lies along +z, which this camera shows to
+        // the right): one scripted session per throw — standing still, then the throw — each from
+        // the same spot on the line, as a player steps back to the line between throws. Each
+        // session lasts until shortly after its bag lands; the next one starts standing.
         let performer = Performer.random(identifier: 1, heights: 1.65...1.9, leftHanded: false, using: &g)
-        var session = SessionComposer(rest: performer.restingPose, heading: 0, mirrors: false)
+        var segments: [(start: Double, track: MotionTrack)] = []
         var plannedTimes: [(start: Double, release: Double, landing: Double, kind: ThrowKind)] = []
-        var wait = configuration.leadInSeconds
-        for plan in configuration.throwPlans {
+        var segmentStart = 0.0
+        for (index, plan) in configuration.throwPlans.enumerated() {
+            var session = SessionComposer(rest: performer.restingPose, heading: 0, mirrors: false)
             var hold = MotionScript(from: performer.restingPose)
-            hold.key(after: max(0.1, wait), pose: performer.restingPose, tangent: .still)
+            hold.key(after: max(0.1, index == 0 ? configuration.leadInSeconds : configuration.pauseSeconds),
+                     pose: performer.restingPose, tangent: .still)
             session.append(hold)
             let thrown = ThrowMotions.perform(plan.kind, from: performer.restingPose, height: performer.proportions.height,
                                               tempo: performer.tempo, using: &g)
-            let start = session.append(thrown.script)
+            let start = segmentStart + session.append(thrown.script)
             let release = start + thrown.release
             let landing = release + plan.flightSeconds
             plannedTimes.append((start + thrown.motionStart, release, landing, plan.kind))
-            wait = max(0.1, landing + configuration.pauseSeconds - session.time)
+            segments.append((segmentStart, session.track))
+            segmentStart = max(segmentStart + session.time, landing + 0.6)
         }
-        let endTime = max(session.time, (plannedTimes.last?.landing ?? configuration.leadInSeconds) + 1.4)
+        if segments.isEmpty {
+            var hold = MotionScript(from: performer.restingPose)
+            hold.key(after: max(0.1, configuration.leadInSeconds), pose: performer.restingPose, tangent: .still)
+            var session = SessionComposer(rest: performer.restingPose, heading: 0, mirrors: false)
+            session.append(hold)
+            segments.append((0, session.track))
+            segmentStart = session.time
+        }
+        let endTime = max(segmentStart, (plannedTimes.last?.landing ?? configuration.leadInSeconds) + 1.4)
         frameCount = Int((endTime * fps).rounded(.down)) + 1
-        let track = session.track
         let kinematics = ForwardKinematics(proportions: performer.proportions)
         let focal = Float(800 * scale)
         let camera = VirtualCamera(position: SIMD3(-5, 1.0, 2.4), lookingAt: SIMD3(0, 1.0, 2.4), focalLength: focal,
                                    width: Float(width), height: Float(height))
         func joints(at time: Double) -> [SIMD2<Double>] {
-            let body = kinematics.body(track.pose(at: min(time, track.endTime)))
+            let segment = segments.last { $0.start <= time } ?? segments[0]
+            let body = kinematics.body(segment.track.pose(at: min(max(0, time - segment.start), segment.track.endTime)))
             return body.joints.map { point in
                 guard let projected = camera.project(point) else { return SIMD2(-1, -1) }
                 return SIMD2(Double(projected.position.x) * Double(width), Double(projected.position.y) * Double(height))
@@ -159,7 +176,8 @@ public struct GameVideo: Sendable {
                 SIMD2($0.x / Double(width), 1 - $0.y / Double(height))
             }
             let coefficients = GameVideo.parabola(through: samples)
-            let forearm = atRelease[wrist.rawValue] - atRelease[elbow.rawValue]
+            let releaseFrame = joints(at: (times.release * fps).rounded() / fps)
+            let forearm = releaseFrame[wrist.rawValue] - releaseFrame[elbow.rawValue]
             let angle = atan2(-forearm.y, forearm.x) * 180 / .pi
             truths.append(GameThrowTruth(kind: plan.kind, isRedBag: plan.isRedBag, landing: plan.landing,
                                          motionStartTime: times.start, releaseTime: times.release,
@@ -179,7 +197,8 @@ public struct GameVideo: Sendable {
                 : SIMD2(0, 0)
         }
         background = GameVideo.field(width: width, height: height, board: configuration.showsBoard ? boardCorners : nil,
-                                     hole: holeCentre, holeRadius: holeRadius, seed: configuration.seed)
+                                     hole: holeCentre, holeRadius: SIMD2(holeRadius, holeRadius * holeFlattening),
+                                     seed: configuration.seed)
     }
 
     /// The coefficients (a, b, c) of y = a·x² + b·x + c through three points with distinct x.

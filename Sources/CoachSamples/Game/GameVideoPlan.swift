@@ -42,7 +42,7 @@ public struct GameVideoConfiguration: Equatable, Sendable {
     /// Seconds of hand-held camera shake at the start (the scene then stays still).
     public var shakeSeconds: Double = 1
     /// Largest shake offset in pixels (at 1280 px wide; scaled with the width).
-    public var shakeAmplitude: Double = 14
+    public var shakeAmplitude: Double = 30
     /// Seconds of the player standing still before the first throw.
     public var leadInSeconds: Double = 2
     /// Seconds between a bag landing and the next throw's wind-up.

@@ -1,0 +1,57 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `coach analyze` end to end on the rendered game `generate-samples --only game` writes: the
+/// JSON's throws and total match the truth file, --draw writes a video, and games that cannot be
+/// played end with a clear message.
+final class AnalyzeCommandTests: XCTestCase {
+    func testGeneratedGameIsScoredAsItsTruthSays() throws {
+        let directory = try temporaryDirectory(self)
+        let generated = try CoachExecutable.run(["generate-samples", "--only", "game", "--output", directory.path])
+        XCTAssertEqual(generated.exitCode, 0, generated.standardError)
+        let folder = directory.appendingPathComponent("game")
+        let truth = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("truth.json"))) as! [String: Any]
+        let box = (truth["boardBox"] as! [Double]).map { String(format: "%.1f", $0) }.joined(separator: ",")
+        let drawn = directory.appendingPathComponent("checked.mp4")
+        let result = try CoachExecutable.run(["analyze", folder.appendingPathComponent("game.mp4").path, "--board-box", box,
+                                              "--poses", folder.appendingPathComponent("poses.csv").path,
+                                              "--json", "--draw", drawn.path])
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
+        let throwsFound = report["throws"] as! [[String: Any]]
+        let throwsTrue = truth["throws"] as! [[String: Any]]
+        XCTAssertEqual(throwsFound.map { $0["landing"] as! String }, throwsTrue.map { $0["landing"] as! String })
+        XCTAssertEqual(report["total"] as? Int, truth["total"] as? Int)
+        for (found, expected) in zip(throwsFound, throwsTrue) {
+            let speed = expected["speed"] as! Double
+            XCTAssertEqual(found["speed"] as! Double, speed, accuracy: 0.05 * speed)
+            XCTAssertEqual(found["speedMilesPerHour"] as! Double, (found["speed"] as! Double) * 2.236936, accuracy: 1e-3)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: drawn.path), "--draw wrote no video")
+
+        // The table for people.
+        let table = try CoachExecutable.run(["analyze", folder.appendingPathComponent("game.mp4").path, "--board-box", box,
+                                             "--poses", folder.appendingPathComponent("poses.csv").path])
+        XCTAssertEqual(table.exitCode, 0, table.standardError)
+        XCTAssertTrue(table.standardOutput.contains("total: \(truth["total"] as! Int) points in 3 throws"), table.standardOutput)
+        XCTAssertTrue(table.standardError.contains("scene stable"), table.standardError)
+    }
+
+    func testUnplayableInputsAreClearErrors() throws {
+        let directory = try temporaryDirectory(self)
+        let missing = try CoachExecutable.run(["analyze", directory.appendingPathComponent("none.mp4").path, "--board-box", "1,1,5,5"])
+        XCTAssertNotEqual(missing.exitCode, 0)
+        XCTAssertTrue(missing.standardError.contains("none.mp4"), missing.standardError)
+        let video = directory.appendingPathComponent("blank.mp4")
+        FileManager.default.createFile(atPath: video.path, contents: Data("not a video".utf8))
+        let neither = try CoachExecutable.run(["analyze", video.path])
+        XCTAssertNotEqual(neither.exitCode, 0)
+        XCTAssertTrue(neither.standardError.contains("--board-box"), neither.standardError)
+        let corrupt = try CoachExecutable.run(["analyze", video.path, "--board-box", "1,1,5,5", "--poses", video.path])
+        XCTAssertNotEqual(corrupt.exitCode, 0)
+        XCTAssertFalse(corrupt.standardError.contains("Fatal error"), corrupt.standardError)
+        let badBox = try CoachExecutable.run(["analyze", video.path, "--board-box", "1,2,nan,4"])
+        XCTAssertTrue(badBox.standardError.contains("--board-box must be four numbers"), badBox.standardError)
+    }
+}
