@@ -14,8 +14,8 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-peers (Coach beside aeon's MiniRocket/MultiRocket), pose-models (MediaPipe's models beside LiteRT, 1080p video), samples, detector; slow re-measurements of alternatives: action-compare, hand-compare, hand-action-compare, detector-experiments, samples-realism; detector-quick.")
-    var only: String = "tensor,backbone,imageclassifier,action,action-peers,pose-models,samples,detector"
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-peers (Coach beside aeon's MiniRocket/MultiRocket), pose-models (MediaPipe's models beside LiteRT, 1080p video), samples, detector, game (coach analyze's pipeline on a rendered 720p game); slow re-measurements of alternatives: action-compare, hand-compare, hand-action-compare, detector-experiments, samples-realism; detector-quick.")
+    var only: String = "tensor,backbone,imageclassifier,action,action-peers,pose-models,samples,detector,game"
 
     @Option(help: "The folder of imported pose models.")
     var poseModels: String = "models/pose"
@@ -88,6 +88,7 @@ struct Bench: ParsableCommand {
         }
         if groups.contains("pose-profile") { try PoseModelBenchmarks.profile(modelFolder: poseModels) }
         if groups.contains("samples") { try SampleBenchmarks.run() }
+        if groups.contains("game") { try GameBenchmarks.run(poseModels: poseModels) }
         if groups.contains("samples-realism") { try SampleBenchmarks.runRealism() }
         if groups.contains("action-compare") {
             try ActionComparison.run(sharedPath: shared, seeds: [0, 1])
