@@ -42,7 +42,7 @@ struct ExtractPosesCommand: ParsableCommand {
     @Option(help: "With a folder --output: csv or json.")
     var format: String = "csv"
 
-    @Option(help: ArgumentHelp("Draw the poses to check by eye: a photo with its skeleton, or for a video or photo folder a sheet of 12 frames (PNG or JPEG, by extension). One input only.", valueName: "picture"))
+    @Option(help: ArgumentHelp("Draw the poses to check by eye: a photo with its skeleton, for a video or photo folder a sheet of 12 frames (PNG or JPEG), or every frame with its skeleton as a video (.mp4, .mov, .mkv). One input only.", valueName: "picture"))
     var draw: String?
 
     @Option(help: "Frames per second of a photo folder (image sequence).")
@@ -67,8 +67,14 @@ struct ExtractPosesCommand: ParsableCommand {
             }
         }
         if draw != nil && inputs.count != 1 { throw ValidationError("--draw writes one picture: give exactly one input with it") }
-        if let draw, !["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: draw).pathExtension.lowercased()) {
-            throw ValidationError("--draw must name a .png or .jpg file (got '\(draw)')")
+        if let draw {
+            let kind = URL(fileURLWithPath: draw).pathExtension.lowercased()
+            guard ["png", "jpg", "jpeg"].contains(kind) || Self.videoExtensions.contains(kind) else {
+                throw ValidationError("--draw must name a .png or .jpg picture or a .mp4, .mov or .mkv video (got '\(draw)')")
+            }
+            if Self.videoExtensions.contains(kind), inputs.count == 1, MediaKind.of(URL(fileURLWithPath: inputs[0])) == .photo {
+                throw ValidationError("--draw \(draw): a photo gives one picture, not a video; name a .png or .jpg")
+            }
         }
         let missing = inputs.filter { !FileManager.default.fileExists(atPath: $0) }
         if !missing.isEmpty { throw ValidationError("no such file or folder: " + missing.joined(separator: ", ")) }
@@ -80,6 +86,9 @@ struct ExtractPosesCommand: ParsableCommand {
             }
         }
     }
+
+    /// The --draw extensions that mean a video of every frame.
+    static let videoExtensions: Set<String> = ["mp4", "mov", "mkv", "m4v"]
 
     func destination(for input: URL) -> URL? {
         guard let output else { return nil }
@@ -103,8 +112,11 @@ struct ExtractPosesCommand: ParsableCommand {
         for path in inputs {
             let input = URL(fileURLWithPath: path)
             let started = Date()
-            var sampler = FrameSampler(keep: draw != nil && MediaKind.of(input) != .photo ? 12 : 0)
+            let drawsVideo = draw.map { Self.videoExtensions.contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) } ?? false
+            var sampler = FrameSampler(keep: draw != nil && !drawsVideo && MediaKind.of(input) != .photo ? 12 : 0)
             var drawn: RGBImage?
+            var encoder: VideoEncoder?
+            var drawError: Error?
             do {
                 // How many frames to expect, for the ETA (a video's estimate, a folder's photo count).
                 var expected: Int?
@@ -116,7 +128,18 @@ struct ExtractPosesCommand: ParsableCommand {
                 var observed = 0
                 let clip = try extractor.extract(from: input, frameRate: frameRate, observe: { image, time, keypoints in
                     observed += 1
-                    if draw != nil {
+                    if let draw, drawsVideo, drawError == nil {
+                        do {
+                            if encoder == nil {
+                                let rate = MediaKind.of(input) == .video ? ((try? VideoDecoder(contentsOf: input))?.frameRate ?? frameRate) : frameRate
+                                encoder = try VideoEncoder(writingTo: URL(fileURLWithPath: draw), width: image.width, height: image.height,
+                                                           frameRate: rate > 0 && rate <= 1000 ? rate : frameRate)
+                            }
+                            var picture = image
+                            picture.drawPose(keypoints, jointSet: kind.jointSet)
+                            if picture.width == encoder!.width, picture.height == encoder!.height { try encoder!.append(picture) }
+                        } catch { drawError = error }
+                    } else if draw != nil {
                         if MediaKind.of(input) == .photo {
                             drawn = image
                             drawn!.drawPose(keypoints, jointSet: kind.jointSet)
@@ -143,7 +166,11 @@ struct ExtractPosesCommand: ParsableCommand {
                 } else {
                     Console.print(String(text.dropLast()))
                 }
-                if let draw {
+                if let drawError { throw drawError }
+                if let encoder {
+                    try encoder.finish()
+                    Console.note("  drew \(encoder.frameCount) frames into \(encoder.url.path)")
+                } else if let draw {
                     let picture = try drawn ?? sampler.sheet()
                     let url = URL(fileURLWithPath: draw)
                     if url.pathExtension.lowercased() == "png" { try picture?.writePNG(to: url) } else { try picture?.writeJPEG(to: url) }

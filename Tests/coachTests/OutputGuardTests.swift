@@ -133,3 +133,34 @@ final class WriteErrorTests: XCTestCase {
         XCTAssertTrue(message.contains("cannot write the results"), message)
     }
 }
+
+extension ExtractPosesCommandTests {
+    /// `--draw` naming a video writes every frame with its skeleton, as a video FFmpeg reads back.
+    func testFramesToAnOverlayVideo() throws {
+        let models = SharedData.repositoryRoot.appendingPathComponent("models/pose")
+        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("body-landmarks.h5").path) else {
+            throw skipTest("SKIPPED: no imported pose models in \(models.path); `make build` imports them")
+        }
+        let photo = try SharedData.require("reference/efficientnet-lite0/images/astronaut.png")
+        let folder = try temporaryDirectory(self)
+        let frames = folder.appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        for index in 0..<6 {
+            try FileManager.default.copyItem(at: photo, to: frames.appendingPathComponent(String(format: "frame-%02d.png", index)))
+        }
+        let video = folder.appendingPathComponent("overlay.mp4")
+        let run = try CoachExecutable.run(["extract-poses", frames.path, "--draw", video.path, "--frame-rate", "10",
+                                           "--output", folder.appendingPathComponent("clip.csv").path, "--models", models.path])
+        XCTAssertEqual(run.exitCode, 0, run.standardError)
+        XCTAssertTrue(run.standardError.contains("drew 6 frames"), run.standardError)
+        let decoded = try CoachExecutable.run(["extract-poses", video.path, "--output", folder.appendingPathComponent("again.csv").path,
+                                               "--models", models.path])
+        XCTAssertEqual(decoded.exitCode, 0, decoded.standardError)
+        let lines = try String(contentsOf: folder.appendingPathComponent("again.csv"), encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 7, "a header and the 6 frames written")
+        let photoToVideo = try CoachExecutable.run(["extract-poses", photo.path, "--draw", folder.appendingPathComponent("x.mp4").path,
+                                                    "--models", models.path])
+        XCTAssertNotEqual(photoToVideo.exitCode, 0)
+        XCTAssertTrue(photoToVideo.standardError.contains("not a video"), photoToVideo.standardError)
+    }
+}
