@@ -172,6 +172,11 @@ demo: build
 	@$(COACH) evaluate models/boards.h5 --annotations datasets/cornhole/test/annotations.json
 	@mkdir -p $(GENERATED)/cornhole
 	@$(COACH) predict models/boards.h5 datasets/cornhole/test/0126.jpg --draw $(GENERATED)/cornhole/0126-boxes.png --overwrite
+	@echo "==> the game: coach analyze on the rendered game in $(GENERATED)/game (its board box and the player's poses come with it;"
+	@echo "    the throw classifier above types the throws; truth.json says what really happened)"
+	@box=$$($(PYTHON) -c "import json; print(','.join('%.0f' % v for v in json.load(open('$(GENERATED)/game/truth.json'))['boardBox']))"); \
+	  $(COACH) analyze $(GENERATED)/game/game.mp4 --board-box $$box --poses $(GENERATED)/game/poses.csv \
+	    --classifier models/throws.h5 --draw $(GENERATED)/game/analyzed.mp4 --overwrite
 	@echo "==> poses from a photo and a video (MediaPipe's models run by Coach; the astronaut photo from $(COACH_SHARED))"
 	@photo=$(COACH_SHARED)/reference/efficientnet-lite0/images/astronaut.png; \
 	  if [ ! -f $$photo ]; then echo "note: $$photo is missing (the shared folder is not beside the repository): pose demo skipped"; else \

@@ -233,7 +233,7 @@ struct AnalyzeCommand: ParsableCommand {
             return String(format: "%.2f s: player in view, game on", time)
         case let .throwCompleted(record):
             return String(format: "%.2f s: throw %d: %@ %.1f m/s, %@", record.releaseTime, record.number, record.type ?? "(untyped)",
-                          record.speed, record.landing.rawValue) + " → \(record.points) (total \(record.runningTotal))"
+                          record.speed, record.landing.rawValue) + ", \(record.points) point\(record.points == 1 ? "" : "s") (total \(record.runningTotal))"
         }
     }
 
