@@ -54,7 +54,7 @@ final class ObjectDetectorTests: XCTestCase {
 
         XCTAssertLessThanOrEqual(boards.count, 2)
         XCTAssertEqual(detector.classLabels, ["blue_bag", "board", "hole", "red_bag"])
-        var found = 0
+        var found = 0, locatedBoards = 0
         for image in truth.images {
             let objects = try detector.detect(inImageAt: image.url)
             XCTAssertEqual(objects.map(\.confidence), objects.map(\.confidence).sorted(by: >), "sorted by confidence")
@@ -74,8 +74,14 @@ final class ObjectDetectorTests: XCTestCase {
                     && BoundingBox(minX: p.x, minY: p.y, maxX: p.x + p.width, maxY: p.y + p.height).intersectionOverUnion(board.box) > 0.5
             }
             if hit { found += 1 }
+            // The same detector as the game's board locator: its most confident board.
+            if let located = detector.locateBoard(in: try RGBImage(contentsOf: image.url)),
+               located.box.boundingBox.intersectionOverUnion(board.box) > 0.5 {
+                locatedBoards += 1
+            }
         }
         XCTAssertGreaterThanOrEqual(found, 9, "boards found with IoU > 0.5 in 12 new photos")
+        XCTAssertGreaterThanOrEqual(locatedBoards, 9, "the game's board locator finds the same boards")
     }
 
     func testVisionRectFlipsTheVerticalOrigin() {
