@@ -178,7 +178,8 @@ struct ExtractPosesCommand: ParsableCommand {
                 }
             } catch {
                 Console.clearProgress()
-                Console.error("\(path): \((error as? ValidationError)?.message ?? error.localizedDescription)")
+                let message = (error as? ValidationError)?.message ?? error.localizedDescription
+                Console.error(message.hasPrefix(path) ? message : "\(path): \(message)")
                 failures.append(path)
             }
         }

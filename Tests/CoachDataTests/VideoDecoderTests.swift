@@ -395,6 +395,33 @@ final class VideoDecoderTests: XCTestCase {
         }
     }
 
+    /// A stream whose codec this FFmpeg cannot decode (an AVI whose FourCC was changed to one no
+    /// codec has) is a typed error naming the file and the codec, with what to do.
+    func testUnsupportedCodecIsATypedErrorNamingIt() throws {
+        let directory = try temporaryDirectory(self)
+        let made = directory.appendingPathComponent("made.avi")
+        try runFFmpeg(["-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "1", "-c:v", "mjpeg", made.path])
+        var bytes = [UInt8](try Data(contentsOf: made))
+        var patched = 0
+        for tag in ["MJPG", "mjpg"].map({ Array($0.utf8) }) {
+            var index = 0
+            while index + 4 <= bytes.count {
+                if Array(bytes[index..<index + 4]) == tag {
+                    bytes.replaceSubrange(index..<index + 4, with: Array("QZX9".utf8))
+                    patched += 1
+                }
+                index += 1
+            }
+        }
+        XCTAssertGreaterThan(patched, 0, "the AVI names its codec by FourCC")
+        let url = directory.appendingPathComponent("unknown-codec.avi")
+        try Data(bytes).write(to: url)
+        guard let error = videoError(url) else { return }
+        guard case let .unsupportedCodec(_, codec) = error else { return XCTFail("\(error)") }
+        XCTAssertTrue(codec.contains("QZX9"), codec)
+        XCTAssertTrue(error.errorDescription?.contains("re-encode") == true, error.errorDescription ?? "")
+    }
+
     /// Cut files give the frames before the damage and then end, or a typed error; never a crash
     /// or a hang.
     func testTruncatedFilesEndCleanlyOrThrow() throws {
