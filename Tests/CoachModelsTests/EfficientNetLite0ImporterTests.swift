@@ -7,7 +7,7 @@ import XCTest
 
 /// The real checkpoint: `$COACH_BACKBONE_PTH`, or `<repository>/.cache/efficientnet-lite0-57934424.pth`
 /// (where `make weights` puts it); skips loudly when absent.
-func requireBackboneCheckpoint() throws -> URL {
+func requireBackboneCheckpoint(file: String = #fileID, function: String = #function) throws -> URL {
     let environment = ProcessInfo.processInfo.environment["COACH_BACKBONE_PTH"] ?? ""
     let url = environment.isEmpty
         ? SharedData.repositoryRoot.appendingPathComponent(".cache/efficientnet-lite0-57934424.pth")
@@ -15,7 +15,7 @@ func requireBackboneCheckpoint() throws -> URL {
     guard FileManager.default.fileExists(atPath: url.path) else {
         let message = "SKIPPED: the backbone checkpoint is not at \(url.path); run `make weights` or set COACH_BACKBONE_PTH"
         FileHandle.standardError.write(Data((message + "\n").utf8))
-        throw skipTest(message)
+        throw skipTest(message, file: file, function: function)
     }
     return url
 }

@@ -14,18 +14,18 @@ final class TFLiteImporterTests: XCTestCase {
         return SharedData.repositoryRoot.appendingPathComponent(".cache/mediapipe")
     }
 
-    func tfliteFile(_ model: MediaPipeModel) throws -> URL {
+    func tfliteFile(_ model: MediaPipeModel, file: String = #fileID, function: String = #function) throws -> URL {
         let url = TFLiteImporterTests.modelFolder.appendingPathComponent(model.fileName)
         guard FileManager.default.fileExists(atPath: url.path) else {
             let message = "SKIPPED: \(url.path) is missing; `make build` extracts it from \(MediaPipeModel.package) (or set COACH_MEDIAPIPE)"
             FileHandle.standardError.write(Data((message + "\n").utf8))
-            throw skipTest(message)
+            throw skipTest(message, file: file, function: function)
         }
         return url
     }
 
     /// A Python with ai-edge-litert: `$COACH_PEER_PYTHON` or `.cache/venv/bin/python`.
-    func litertPython() throws -> String {
+    func litertPython(file: String = #fileID, function: String = #function) throws -> String {
         let python = ProcessInfo.processInfo.environment["COACH_PEER_PYTHON"]
             ?? SharedData.repositoryRoot.appendingPathComponent(".cache/venv/bin/python").path
         let probe = Process()
@@ -38,7 +38,7 @@ final class TFLiteImporterTests: XCTestCase {
         }
         let message = "SKIPPED: no Python with ai-edge-litert at \(python); `make test` installs it into .cache/venv (or set COACH_PEER_PYTHON)"
         FileHandle.standardError.write(Data((message + "\n").utf8))
-        throw skipTest(message)
+        throw skipTest(message, file: file, function: function)
     }
 
     /// A smooth image-like input in [-1, 1] with some texture, deterministic.

@@ -17,13 +17,13 @@ public enum BackboneFixture {
     private static let lock = NSLock()
 
     /// The loaded backbone, or an `XCTSkip` saying how to make it.
-    public static func load() throws -> Backbone {
+    public static func load(file: String = #fileID, function: String = #function) throws -> Backbone {
         lock.lock(); defer { lock.unlock() }
         if let cached { return cached }
         guard FileManager.default.fileExists(atPath: url.path) else {
             let message = "SKIPPED: the backbone \(url.path) is missing; run 'make build' (or set COACH_BACKBONE)"
             FileHandle.standardError.write(Data((message + "\n").utf8))
-            throw skipTest(message)
+            throw skipTest(message, file: file, function: function)
         }
         let backbone = try Backbone.load(from: url)
         cached = backbone

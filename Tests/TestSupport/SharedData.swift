@@ -20,12 +20,12 @@ public enum SharedData {
     }
 
     /// The URL of `relativePath` inside the shared folder, or an `XCTSkip` saying what is missing.
-    public static func require(_ relativePath: String) throws -> URL {
+    public static func require(_ relativePath: String, file: String = #fileID, function: String = #function) throws -> URL {
         let url = root.appendingPathComponent(relativePath)
         guard FileManager.default.fileExists(atPath: url.path) else {
             let message = "SKIPPED: shared data '\(relativePath)' is not at \(url.path); set COACH_SHARED to the shared folder to run this test"
             FileHandle.standardError.write(Data((message + "\n").utf8))
-            throw skipTest(message)
+            throw skipTest(message, file: file, function: function)
         }
         return url
     }
@@ -42,9 +42,11 @@ public func temporaryDirectory(_ test: XCTestCase) throws -> URL {
 
 /// An `XCTSkip` with `message`, also appended as a line to the file `$COACH_SKIP_LOG` names (if
 /// set) — parallel `swift test` reports no skips, so `make test` counts them from there.
-public func skipTest(_ message: String) -> XCTSkip {
+public func skipTest(_ message: String, file: String = #fileID, function: String = #function) -> XCTSkip {
     if let path = ProcessInfo.processInfo.environment["COACH_SKIP_LOG"], !path.isEmpty {
-        let line = Data((message.replacingOccurrences(of: "\n", with: " ") + "\n").utf8)
+        // The log names the skipped test, so `make test`'s list says which tests did not run.
+        let test = "\(file.split(separator: "/").last.map(String.init) ?? file): \(function)"
+        let line = Data((message.replacingOccurrences(of: "\n", with: " ") + " [\(test)]\n").utf8)
         if let handle = FileHandle(forWritingAtPath: path) {
             handle.seekToEndOfFile()
             handle.write(line)

@@ -13,7 +13,7 @@ enum CoachExecutable {
 
     /// The `coach` binary: `$COACH_EXECUTABLE`, or `coach` in the folder holding the test
     /// bundle (`.build/<triple>/release/`), or `.build/release/coach`.
-    static func location() throws -> URL {
+    static func location(file: String = #fileID, function: String = #function) throws -> URL {
         let environment = ProcessInfo.processInfo.environment["COACH_EXECUTABLE"] ?? ""
         var candidates: [URL] = environment.isEmpty ? [] : [URL(fileURLWithPath: environment)]
         for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
@@ -24,15 +24,17 @@ enum CoachExecutable {
         }
         candidates.append(SharedData.repositoryRoot.appendingPathComponent(".build/release/coach"))
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw skipTest("SKIPPED: no built coach executable (looked at \(candidates.map(\.path))); run swift build -c release")
+            throw skipTest("SKIPPED: no built coach executable (looked at \(candidates.map(\.path))); run swift build -c release",
+                           file: file, function: function)
         }
         return found
     }
 
     /// Runs `coach arguments…` in `directory` (with `environment` added to this process's) and waits for it.
-    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+                    file: String = #fileID, function: String = #function) throws -> Result {
         let process = Process()
-        process.executableURL = try location()
+        process.executableURL = try location(file: file, function: function)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         if !environment.isEmpty {

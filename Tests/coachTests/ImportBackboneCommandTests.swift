@@ -5,7 +5,7 @@ import XCTest
 
 final class ImportBackboneCommandTests: XCTestCase {
     /// The real checkpoint: `$COACH_BACKBONE_PTH`, or `<repository>/.cache/efficientnet-lite0-57934424.pth`.
-    private func requireCheckpoint() throws -> URL {
+    private func requireCheckpoint(file: String = #fileID, function: String = #function) throws -> URL {
         let environment = ProcessInfo.processInfo.environment["COACH_BACKBONE_PTH"] ?? ""
         let url = environment.isEmpty
             ? SharedData.repositoryRoot.appendingPathComponent(".cache/efficientnet-lite0-57934424.pth")
@@ -13,7 +13,7 @@ final class ImportBackboneCommandTests: XCTestCase {
         guard FileManager.default.fileExists(atPath: url.path) else {
             let message = "SKIPPED: the backbone checkpoint is not at \(url.path); run `make weights` or set COACH_BACKBONE_PTH"
             FileHandle.standardError.write(Data((message + "\n").utf8))
-            throw skipTest(message)
+            throw skipTest(message, file: file, function: function)
         }
         return url
     }

@@ -8,8 +8,8 @@ import XCTest
 /// repository), or a skip that says so.
 enum CornholePhotos {
     /// The shared cornhole photos (`$COACH_SHARED/data/cornhole/images`), or a loud skip.
-    static func folder() throws -> URL {
-        try SharedData.require("data/cornhole/images")
+    static func folder(file: String = #fileID, function: String = #function) throws -> URL {
+        try SharedData.require("data/cornhole/images", file: file, function: function)
     }
 
     struct Entry: Decodable {
