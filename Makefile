@@ -30,11 +30,12 @@ POSE_MODELS := models/pose
 POSE_STAMP := $(POSE_MODELS)/hand-landmarks.h5
 # The bench and test venv: the peers Coach is compared with (never needed to run Coach).
 VENV := $(CACHE)/venv
-# What the tests compare with (LiteRT: Google's runtime for the imported TFLite models) …
-TEST_PEERS := numpy ai-edge-litert
-TEST_STAMP := $(VENV)/.coach-test-peers-1
+# What the tests compare with (LiteRT: Google's runtime for the imported TFLite models; onnx and
+# onnxruntime: the checker and runtime of `coach export`'s ONNX files) …
+TEST_PEERS := numpy ai-edge-litert onnx onnxruntime
+TEST_STAMP := $(VENV)/.coach-test-peers-2
 # … and what the benchmarks run beside Coach.
-BENCH_PEERS := $(TEST_PEERS) onnx onnxruntime scikit-learn aeon==1.6.0
+BENCH_PEERS := $(TEST_PEERS) scikit-learn aeon==1.6.0
 BENCH_STAMP := $(VENV)/.coach-bench-peers-1
 
 .PHONY: build deps swift-build weights pose-models test-peers bench-peers demo test bench fuzz clean help

@@ -83,9 +83,12 @@ let package = Package(
                 swiftSettings: numericSettings),
         .target(name: "CoachRuntime", dependencies: ["CoachModels", "CoachVision"],
                 swiftSettings: numericSettings),
+        // Exporters to other formats (issue 15): ONNX today, through a small protobuf encoder.
+        // Only the CLI links it; the runtime never needs it.
+        .target(name: "CoachExport", dependencies: ["CoachModels"]),
         .executableTarget(name: "coach",
                           dependencies: [
-                              "CoachTraining", "CoachRuntime", "CoachSamples",
+                              "CoachTraining", "CoachRuntime", "CoachSamples", "CoachExport",
                               .product(name: "ArgumentParser", package: "swift-argument-parser"),
                           ]),
         .executableTarget(name: "coach-bench",
@@ -108,6 +111,7 @@ let package = Package(
         .testTarget(name: "CoachTrainingTests", dependencies: ["CoachTraining", "CoachSamples", "TestSupport"]),
         .testTarget(name: "CoachVisionTests", dependencies: ["CoachVision", "CoachRandom", "TestSupport"]),
         .testTarget(name: "CoachRuntimeTests", dependencies: ["CoachRuntime", "TestSupport", "CoachTraining", "CoachSamples", "CoachVision", "CoachRandom"]),
+        .testTarget(name: "CoachExportTests", dependencies: ["CoachExport", "CoachRuntime", "CoachTraining", "TestSupport"]),
         .testTarget(name: "CoachFuzzingTests", dependencies: ["CoachFuzzing", "TestSupport"], exclude: ["Corpus"]),
         .testTarget(name: "coachTests", dependencies: ["TestSupport", "CoachModels"], exclude: ["Snapshots"]),
     ],

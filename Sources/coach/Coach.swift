@@ -34,7 +34,7 @@ struct Coach: ParsableCommand {
         Every command has examples in its own help: coach help train object-detector.
         """,
         version: version,
-        subcommands: [TrainCommand.self, EvaluateCommand.self, PredictCommand.self, InspectCommand.self,
+        subcommands: [TrainCommand.self, EvaluateCommand.self, PredictCommand.self, InspectCommand.self, ExportCommand.self,
                       ImportBackboneCommand.self, ImportPoseModelsCommand.self, ExtractPosesCommand.self, AnalyzeCommand.self, GenerateSamplesCommand.self,
                       ClassifyImageNetCommand.self]
     )

@@ -26,19 +26,7 @@ final class TFLiteImporterTests: XCTestCase {
 
     /// A Python with ai-edge-litert: `$COACH_PEER_PYTHON` or `.cache/venv/bin/python`.
     func litertPython(file: String = #fileID, function: String = #function) throws -> String {
-        let python = ProcessInfo.processInfo.environment["COACH_PEER_PYTHON"]
-            ?? SharedData.repositoryRoot.appendingPathComponent(".cache/venv/bin/python").path
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: python)
-        probe.arguments = ["-c", "import ai_edge_litert.interpreter"]
-        probe.standardError = FileHandle.nullDevice
-        if FileManager.default.isExecutableFile(atPath: python), (try? probe.run()) != nil {
-            probe.waitUntilExit()
-            if probe.terminationStatus == 0 { return python }
-        }
-        let message = "SKIPPED: no Python with ai-edge-litert at \(python); `make test` installs it into .cache/venv (or set COACH_PEER_PYTHON)"
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-        throw skipTest(message, file: file, function: function)
+        try PeerPython.require(importing: "ai_edge_litert.interpreter", packages: "ai-edge-litert", file: file, function: function)
     }
 
     /// A smooth image-like input in [-1, 1] with some texture, deterministic.

@@ -25,22 +25,33 @@ public final class EfficientNetLite0 {
     public static let computationVersion = 2
 
     /// A convolution with folded batch norm: filter (HWIO, or [kh, kw, C] for depthwise) and bias.
-    struct FoldedConvolution {
-        let filter: [Float]
-        let bias: [Float]
-        let outputChannels: Int
+    public struct FoldedConvolution: Sendable {
+        /// The filter with the batch-norm scale folded in: HWIO `[kh, kw, C_in, C_out]`, or `[kh, kw, C]` for depthwise.
+        public let filter: [Float]
+        /// The bias [C_out]: the batch norm's offset minus its scaled running mean.
+        public let bias: [Float]
+        /// Output channels C_out (the filter's last axis).
+        public let outputChannels: Int
     }
 
-    struct FoldedBlock {
-        let specification: MBConvBlockSpecification
-        let expand: FoldedConvolution?
-        let depthwise: FoldedConvolution
-        let project: FoldedConvolution
+    /// One MBConv block's folded convolutions, as the forward pass runs them.
+    public struct FoldedBlock: Sendable {
+        /// The block's architecture.
+        public let specification: MBConvBlockSpecification
+        /// The 1×1 expansion (ReLU6 after it), absent when the expand ratio is 1.
+        public let expand: FoldedConvolution?
+        /// The k×k depthwise convolution (ReLU6 after it).
+        public let depthwise: FoldedConvolution
+        /// The 1×1 projection (no activation; the input is added when the block has a skip connection).
+        public let project: FoldedConvolution
     }
 
-    let stem: FoldedConvolution
-    let foldedBlocks: [FoldedBlock]
-    let head: FoldedConvolution
+    /// The 3×3/2 stem convolution (ReLU6 after it), batch norm folded in; exporters read it.
+    public let stem: FoldedConvolution
+    /// The 16 blocks with batch norm folded in, as the forward pass runs them.
+    public let foldedBlocks: [FoldedBlock]
+    /// The 1×1 head convolution to 1280 channels (ReLU6 after it), batch norm folded in.
+    public let head: FoldedConvolution
     let classifierWeight: Tensor  // [1280, 1000]
     let classifierBias: Tensor
 

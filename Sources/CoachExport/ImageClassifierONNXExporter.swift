@@ -1,0 +1,102 @@
+import CoachModels
+import Foundation
+
+/// An image classifier and its backbone as one ONNX graph (opset 13, IR 7).
+///
+/// Input `image`: float32 [1, 3, S, S] (NCHW, S = the model's crop size, 224), RGB 0…255
+/// after Coach's own resizing — the short side scaled to 256 with anti-aliased bilinear
+/// filtering, then the centre S × S cut out (`RGBImage.resizedAndCenterCropped`). Inside the
+/// graph: `(x − mean) / standardDeviation` (127 and 128), EfficientNet-Lite0 with batch norm
+/// folded into its convolutions as Coach folds it (TensorFlow SAME padding as explicit
+/// `pads`, ReLU6 as `Clip(0, 6)`, depthwise convolutions as `group = channels`), global
+/// average pooling, then the head's dense layers (`Gemm`, ReLU between) and a softmax.
+/// Output `classLabelProbs`: float32 [1, classes] in the order of the `classLabels` metadata.
+public enum ImageClassifierONNXExporter {
+    /// The graph input's name.
+    public static let inputName = "image"
+    /// The graph output's name (Create ML's name for the probabilities).
+    public static let outputName = "classLabelProbs"
+
+    /// The ONNX model of `classifier` on `backbone`; `metadata` (the model file's) supplies
+    /// the class labels and the descriptive entries. The backbone must be the model's (see
+    /// `ImageClassifierModel.checkBackbone`).
+    public static func model(classifier: ImageClassifierModel, backbone: Backbone, metadata: ModelMetadata) -> ONNXModel {
+        let size = classifier.encoding.cropSize, classes = classifier.labels.count
+        var builder = ONNXGraphBuilder(
+            name: classifier.name ?? "image-classifier",
+            inputs: [ONNXValueInfo(name: inputName, dimensions: [1, 3, size, size])],
+            outputs: [ONNXValueInfo(name: outputName, dimensions: [1, classes])])
+        let centred = builder.node("Sub", "preprocess.subtract", inputs: [inputName, builder.scalar(classifier.encoding.mean)])
+        let normalised = builder.node("Div", "preprocess.divide",
+                                      inputs: [centred, builder.scalar(classifier.encoding.standardDeviation)])
+        let features = addBackbone(backbone.network, input: normalised, size: size, to: &builder)
+        var activations = features
+        for (index, layer) in classifier.head.layers.enumerated() {
+            let prefix = "head.layers.\(index)"
+            let weight = builder.constant("\(prefix).weight", dimensions: layer.weight.shape, values: layer.weight.scalars)
+            let bias = builder.constant("\(prefix).bias", dimensions: layer.bias.shape, values: layer.bias.scalars)
+            activations = builder.node("Gemm", prefix, inputs: [activations, weight, bias])
+            if index < classifier.head.layers.count - 1 {
+                activations = builder.node("Relu", "\(prefix).relu", inputs: [activations])
+            }
+        }
+        builder.node("Softmax", "head.softmax", inputs: [activations],
+                     attributes: [ONNXAttribute("axis", .integer(1))], output: outputName)
+        return ONNXModel(graph: builder.graph, producerVersion: CoachVersion.current,
+                         documentation: documentation(classifier: classifier),
+                         metadata: ONNXMetadata.entries(for: metadata, inputDescription: inputDescription(classifier.encoding)))
+    }
+
+    /// Adds EfficientNet-Lite0 on the normalised NCHW `input` [1, 3, size, size]; returns its
+    /// pooled features [1, 1280].
+    static func addBackbone(_ network: EfficientNetLite0, input: String, size: Int, to builder: inout ONNXGraphBuilder) -> String {
+        var (value, height, width) = builder.convolution("backbone.stem", input: input, height: size, width: size,
+                                                         inputChannels: 3, kernelSize: 3, stride: 2, depthwise: false,
+                                                         weights: network.stem)
+        value = builder.relu6("backbone.stem.relu6", input: value)
+        for (index, block) in network.foldedBlocks.enumerated() {
+            let prefix = "backbone.blocks.\(index)", specification = block.specification
+            let blockInput = value
+            if let expand = block.expand {
+                value = builder.convolution("\(prefix).expand", input: value, height: height, width: width,
+                                            inputChannels: specification.inputChannels, kernelSize: 1, stride: 1,
+                                            depthwise: false, weights: expand).output
+                value = builder.relu6("\(prefix).expand.relu6", input: value)
+            }
+            (value, height, width) = builder.convolution("\(prefix).depthwise", input: value, height: height, width: width,
+                                                         inputChannels: specification.expandedChannels,
+                                                         kernelSize: specification.kernelSize, stride: specification.stride,
+                                                         depthwise: true, weights: block.depthwise)
+            value = builder.relu6("\(prefix).depthwise.relu6", input: value)
+            value = builder.convolution("\(prefix).project", input: value, height: height, width: width,
+                                        inputChannels: specification.expandedChannels, kernelSize: 1, stride: 1,
+                                        depthwise: false, weights: block.project).output
+            if specification.hasSkipConnection {
+                value = builder.node("Add", "\(prefix).residual", inputs: [value, blockInput])
+            }
+        }
+        value = builder.convolution("backbone.head", input: value, height: height, width: width,
+                                    inputChannels: EfficientNetLite0.blocks.last!.outputChannels, kernelSize: 1, stride: 1,
+                                    depthwise: false, weights: network.head).output
+        value = builder.relu6("backbone.head.relu6", input: value)
+        value = builder.node("GlobalAveragePool", "backbone.pool", inputs: [value])
+        return builder.node("Flatten", "backbone.features", inputs: [value], attributes: [ONNXAttribute("axis", .integer(1))])
+    }
+
+    /// What the input holds and how to make it, for the file's description and metadata.
+    static func inputDescription(_ encoding: ImageInputEncoding) -> String {
+        "\(inputName): float32 [1, 3, \(encoding.cropSize), \(encoding.cropSize)] (NCHW), RGB 0…255 after scaling the short side "
+            + "to \(encoding.shortSide) (anti-aliased bilinear) and cutting out the centre \(encoding.cropSize)×\(encoding.cropSize); "
+            + "the graph computes (x − \(format(encoding.mean))) / \(format(encoding.standardDeviation)) itself"
+    }
+
+    private static func documentation(classifier: ImageClassifierModel) -> String {
+        "Coach image classifier (\(classifier.head.kind) head on EfficientNet-Lite0). Input " + inputDescription(classifier.encoding)
+            + ". Output \(outputName): float32 [1, \(classifier.labels.count)] softmax probabilities in the order of the "
+            + "'classLabels' metadata entry."
+    }
+
+    private static func format(_ value: Float) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

@@ -1,0 +1,55 @@
+import ArgumentParser
+import CoachExport
+import Foundation
+
+/// `coach export MODEL --format onnx --output FILE`: a trained model in another format.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export a trained model to ONNX (Core ML and other kinds: issue 15).",
+        discussion: """
+        Image classifiers export to ONNX (opset 13): one graph with the backbone inside, \
+        input 'image' float32 [1, 3, 224, 224] holding RGB 0…255 after Coach's resizing \
+        (short side 256, anti-aliased bilinear, centre 224 × 224 crop; the (x − 127) / 128 \
+        normalisation is in the graph), output 'classLabelProbs' [1, classes], class \
+        labels in the metadata entry 'classLabels'. Core ML, and the other model kinds, \
+        are not implemented yet and are refused. The file is written atomically.
+
+        Examples:
+          coach export models/sports-gear.h5 --format onnx --output sports-gear.onnx
+          coach export gear.h5 --format onnx --output gear.onnx --backbone b.h5
+        """)
+
+    @Argument(help: "The model file (.h5) to export.")
+    var model: String
+
+    @Option(help: "The format: onnx (coreml: not implemented yet).")
+    var format: ExportFormat
+
+    @Option(help: "The file to write (e.g. MODEL.onnx).")
+    var output: String
+
+    @Option(help: "The backbone model file (default: $COACH_BACKBONE, then models/efficientnet-lite0.h5).")
+    var backbone: String?
+
+    @Flag(help: "Replace an existing output file (never the model or the backbone).")
+    var overwrite = false
+
+    func validate() throws {
+        if output.isEmpty { throw ValidationError("--output must name the file to write") }
+        if !FileManager.default.fileExists(atPath: model) { throw ValidationError("no such file: \(model)") }
+        try OutputGuard.checkFileOutput(output, option: "--output", inputs: [model] + (backbone.map { [$0] } ?? []),
+                                        overwrite: overwrite)
+    }
+
+    func run() throws {
+        try reportingErrors {
+            let data = try ModelExporter.export(modelAt: URL(fileURLWithPath: model), format: format,
+                                                backbone: backbone.map { URL(fileURLWithPath: $0) })
+            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
+            Console.print("wrote \(output) (\(format.displayName), \(data.count) bytes)")
+        }
+    }
+}
+
+extension ExportFormat: ExpressibleByArgument {}

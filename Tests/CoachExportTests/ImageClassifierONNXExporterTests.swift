@@ -1,0 +1,171 @@
+import CoachExport
+import CoachModels
+import CoachRuntime
+import CoachTraining
+import Foundation
+import TestSupport
+import XCTest
+
+/// Exported image classifiers against independent references: the `onnx` package parses and
+/// fully checks the file, and onnxruntime's probabilities on real images equal
+/// `CoachRuntime.ImageClassifier`'s on the same pixels.
+final class ImageClassifierONNXExporterTests: XCTestCase {
+    /// Trains a small classifier (logistic or MLP head) on generated sports-gear photos and
+    /// writes it to `directory`; the photos' folder is returned too.
+    private func trainedModel(in directory: URL, classifier: ImageClassifierKind, backbone: Backbone) throws -> (model: URL, photos: URL) {
+        let root = directory.appendingPathComponent("gear")
+        if !FileManager.default.fileExists(atPath: root.path) {
+            _ = try SportsGearImageGenerator().generate(into: root, trainingPerClass: 8, testPerClass: 1, seed: 4)
+        }
+        var configuration = ImageClassifierTrainingConfiguration()
+        configuration.seed = 2
+        configuration.classifier = classifier
+        configuration.maximumIterations = 20
+        let cache = FeatureCache(directory: SharedData.repositoryRoot.appendingPathComponent(".build/test-cache/features"))
+        let result = try ImageClassifierTrainer(configuration: configuration, backbone: backbone, featureCache: cache)
+            .train(data: root.appendingPathComponent("train"))
+        var file = result.model.modelFile()
+        file.metadata.summary = "Sports gear, for the export test"
+        file.metadata.extra["author"] = "Coach tests"
+        file.metadata.extra["license"] = "CC0-1.0"
+        let url = directory.appendingPathComponent("gear-\(classifier.rawValue).h5")
+        try file.write(to: url)
+        return (url, root.appendingPathComponent("test"))
+    }
+
+    /// Real photos to run: one generated test photo per class, and the shared reference photos when present.
+    private func photos(in testFolder: URL) throws -> [URL] {
+        var result: [URL] = []
+        for label in try FileManager.default.contentsOfDirectory(atPath: testFolder.path).sorted() {
+            let folder = testFolder.appendingPathComponent(label)
+            if let first = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().first {
+                result.append(folder.appendingPathComponent(first))
+            }
+        }
+        let reference = SharedData.root.appendingPathComponent("reference/efficientnet-lite0/images/chelsea.png")
+        if FileManager.default.fileExists(atPath: reference.path) { result.append(reference) }
+        return result
+    }
+
+    /// The exporter's input for `photo`: RGB 0…255 after Coach's resize and centre crop, NCHW,
+    /// written as raw little-endian float32.
+    private func writeInput(of photo: URL, encoding: ImageInputEncoding, to url: URL) throws {
+        let image = try encoding.decode(contentsOf: photo)
+        let cropped = try image.resizedAndCenterCropped(shortSide: encoding.shortSide, cropWidth: encoding.cropSize,
+                                                        cropHeight: encoding.cropSize)
+        let pixels = cropped.width * cropped.height
+        var planar = [Float](repeating: 0, count: pixels * 3)
+        for pixel in 0..<pixels {
+            for channel in 0..<3 { planar[channel * pixels + pixel] = cropped.values[pixel * 3 + channel] }
+        }
+        try planar.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: url)
+    }
+
+    func testOnnxRuntimeGivesCoachRuntimesProbabilities() throws {
+        let backbone = try BackboneFixture.load()
+        let python = try ONNXPeer.python()
+        let directory = try temporaryDirectory(self)
+        var largest: Float = 0, undecided = 0
+        for kind in [ImageClassifierKind.logistic, .mlp] {
+            let (modelURL, testFolder) = try trainedModel(in: directory, classifier: kind, backbone: backbone)
+            let onnxURL = directory.appendingPathComponent("gear-\(kind.rawValue).onnx")
+            try ModelExporter.export(modelAt: modelURL, format: .onnx, backbone: BackboneFixture.url).write(to: onnxURL)
+
+            let classifier = try ImageClassifier(contentsOf: modelURL, backbone: BackboneFixture.url)
+            let photos = try photos(in: testFolder)
+            XCTAssertGreaterThanOrEqual(photos.count, 3)
+            var inputs: [URL] = []
+            for (index, photo) in photos.enumerated() {
+                let input = directory.appendingPathComponent("input-\(index).f32")
+                try writeInput(of: photo, encoding: classifier.model.encoding, to: input)
+                inputs.append(input)
+            }
+            let report = try ONNXPeer.run(model: onnxURL, inputs: inputs, python: python, in: directory)
+
+            // The interface.
+            let labels = classifier.labels
+            XCTAssertEqual(report.irVersion, 7)
+            XCTAssertEqual(report.opsets, ["": 13])
+            XCTAssertEqual(report.producerName, "Coach")
+            XCTAssertEqual(report.inputs.map(\.name), ["image"])
+            XCTAssertEqual(report.inputs.first?.shape, [1, 3, 224, 224])
+            XCTAssertEqual(report.inputs.first?.elementType, 1)
+            XCTAssertEqual(report.outputs.map(\.name), ["classLabelProbs"])
+            XCTAssertEqual(report.outputs.first?.shape, [1, labels.count])
+            XCTAssertEqual(report.metadata["classLabels"], "[" + labels.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+            XCTAssertEqual(report.metadata["description"], "Sports gear, for the export test")
+            XCTAssertEqual(report.metadata["author"], "Coach tests")
+            XCTAssertEqual(report.metadata["license"], "CC0-1.0")
+            XCTAssertEqual(report.metadata["task"], "image-classifier")
+            XCTAssertNotNil(report.metadata["training"])
+            XCTAssertEqual(report.operators["Conv"], 1 + 16 + 15 + 16 + 1, "stem, 16 depthwise, 15 expansions, 16 projections, head")
+            XCTAssertEqual(report.operators["Add"], 9, "the blocks with skip connections")
+            XCTAssertEqual(report.operators["Gemm"], kind == .mlp ? 2 : 1)
+
+            // The numbers: onnxruntime on the preprocessed pixels vs CoachRuntime on the photo.
+            XCTAssertEqual(report.results.count, photos.count)
+            for (photo, onnx) in zip(photos, report.results) {
+                let coach = try classifier.predictions(for: photo)
+                XCTAssertEqual(onnx.count, labels.count)
+                for prediction in coach {
+                    let probability = onnx[labels.firstIndex(of: prediction.label)!]
+                    let difference = abs(probability - Float(prediction.confidence))
+                    largest = max(largest, difference)
+                    if (0.01...0.99).contains(probability) { undecided += 1 }
+                    XCTAssertLessThanOrEqual(difference, 1e-4, "\(kind) \(photo.lastPathComponent) \(prediction.label)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(undecided, 0, "some probabilities should be far from 0 and 1, so the comparison means something")
+        print("ImageClassifierONNXExporterTests: max |onnxruntime − CoachRuntime| probability difference \(largest) "
+              + "(\(undecided) probabilities in 0.01…0.99)")
+    }
+
+    func testTheSameModelExportsToTheSameBytes() throws {
+        let backbone = try BackboneFixture.load()
+        let directory = try temporaryDirectory(self)
+        let head = ImageClassifierHead(layers: [ImageClassifierHead.Layer(weight: Tensor(shape: [1280, 2], scalars: (0..<2560).map { Float($0 % 7) / 100 }),
+                                                                          bias: Tensor([0.5, -0.5]))])
+        let model = ImageClassifierModel(labels: ["ball", "cone"], head: head, backbone: ImageClassifierModel.reference(to: backbone),
+                                         name: "twice", training: ["seed": 1], metrics: ["training.accuracy": 1])
+        let url = directory.appendingPathComponent("twice.h5")
+        try model.modelFile().write(to: url)
+        let first = try ModelExporter.export(modelAt: url, format: .onnx, backbone: BackboneFixture.url)
+        let second = try ModelExporter.export(modelAt: url, format: .onnx, backbone: BackboneFixture.url)
+        XCTAssertEqual(first, second)
+        // EfficientNet-Lite0 without its ImageNet classifier: 3.4 million float32 weights.
+        XCTAssertGreaterThan(first.count, 13_000_000, "the backbone's weights are inside")
+    }
+
+    func testFilesThatCannotBeExportedAreClearErrors() throws {
+        let directory = try temporaryDirectory(self)
+        // Not a model file at all.
+        let text = directory.appendingPathComponent("notes.h5")
+        try Data("not a model".utf8).write(to: text)
+        XCTAssertThrowsError(try ModelExporter.export(modelAt: text, format: .onnx)) { error in
+            XCTAssertTrue(error is ModelFileError, "\(error)")
+            XCTAssertTrue(error.localizedDescription.contains(text.path), error.localizedDescription)
+        }
+        // Another kind of model, and Core ML: refused before any weights are read, saying it is not there yet.
+        let other = directory.appendingPathComponent("throws.h5")
+        try ModelFile(metadata: ModelMetadata(task: .actionClassifier, classLabels: ["a", "b"]), tensors: [:]).write(to: other)
+        XCTAssertThrowsError(try ModelExporter.export(modelAt: other, format: .onnx)) { error in
+            XCTAssertEqual(error as? ExportError, .notImplemented(path: other.path, task: "action-classifier", format: .onnx))
+            XCTAssertTrue(error.localizedDescription.contains("not implemented yet (issue 15)"), error.localizedDescription)
+        }
+        let head = ImageClassifierHead(layers: [ImageClassifierHead.Layer(weight: Tensor.zeros([1280, 2]), bias: Tensor.zeros([2]))])
+        let classifier = directory.appendingPathComponent("gear.h5")
+        try ImageClassifierModel(labels: ["a", "b"], head: head,
+                                 backbone: BackboneReference(name: "efficientnet-lite0", sha256: String(repeating: "0", count: 64)))
+            .modelFile().write(to: classifier)
+        XCTAssertThrowsError(try ModelExporter.export(modelAt: classifier, format: .coreml)) { error in
+            XCTAssertEqual(error as? ExportError, .notImplemented(path: classifier.path, task: "image-classifier", format: .coreml))
+            XCTAssertTrue(error.localizedDescription.contains("Core ML is not implemented yet"), error.localizedDescription)
+        }
+        // A missing backbone names the file looked for.
+        let missing = directory.appendingPathComponent("no-backbone.h5")
+        XCTAssertThrowsError(try ModelExporter.export(modelAt: classifier, format: .onnx, backbone: missing)) { error in
+            XCTAssertTrue(error.localizedDescription.contains(missing.path), error.localizedDescription)
+        }
+    }
+}

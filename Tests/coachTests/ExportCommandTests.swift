@@ -1,0 +1,80 @@
+import CoachModels
+import Foundation
+import TestSupport
+import XCTest
+
+/// `coach export`: what it writes, what it refuses, and that a refusal leaves nothing behind.
+final class ExportCommandTests: XCTestCase {
+    /// An image classifier on the test backbone (head weights made up: the numbers are tested in CoachExportTests).
+    private func writeClassifier(in directory: URL, backbone: Backbone) throws -> URL {
+        let url = directory.appendingPathComponent("gear.h5")
+        let head = ImageClassifierHead(layers: [ImageClassifierHead.Layer(weight: Tensor(repeating: 0.01, shape: [1280, 2]),
+                                                                          bias: Tensor([0, 1]))])
+        try ImageClassifierModel(labels: ["ball", "cone"], head: head, backbone: ImageClassifierModel.reference(to: backbone))
+            .modelFile().write(to: url)
+        return url
+    }
+
+    func testExportWritesAnONNXFileAndRefusesToReplaceIt() throws {
+        let backbone = try BackboneFixture.load()
+        let directory = try temporaryDirectory(self)
+        let model = try writeClassifier(in: directory, backbone: backbone)
+        let output = directory.appendingPathComponent("gear.onnx")
+        let environment = ["COACH_BACKBONE": BackboneFixture.url.path]
+        let result = try CoachExecutable.run(["export", model.path, "--format", "onnx", "--output", output.path],
+                                             environment: environment)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("wrote \(output.path) (ONNX"), result.standardOutput)
+        let first = try Data(contentsOf: output)
+        XCTAssertGreaterThan(first.count, 13_000_000)
+        // ModelProto starts with ir_version 7 (08 07).
+        XCTAssertEqual(Array(first.prefix(2)), [0x08, 0x07])
+
+        let again = try CoachExecutable.run(["export", model.path, "--format", "onnx", "--output", output.path],
+                                            environment: environment)
+        XCTAssertNotEqual(again.exitCode, 0)
+        XCTAssertTrue(again.standardError.contains("--overwrite"), again.standardError)
+        let replaced = try CoachExecutable.run(["export", model.path, "--format", "onnx", "--output", output.path, "--overwrite"],
+                                               environment: environment)
+        XCTAssertEqual(replaced.exitCode, 0, replaced.standardError)
+        XCTAssertEqual(try Data(contentsOf: output), first, "the same model exports to the same bytes")
+    }
+
+    func testRefusalsAreClearAndWriteNothing() throws {
+        let directory = try temporaryDirectory(self)
+        let output = directory.appendingPathComponent("out.onnx")
+        func run(_ arguments: [String]) throws -> CoachExecutable.Result {
+            let result = try CoachExecutable.run(["export"] + arguments + ["--output", output.path],
+                                                 environment: ["COACH_BACKBONE": directory.appendingPathComponent("none.h5").path])
+            XCTAssertNotEqual(result.exitCode, 0, "coach export \(arguments)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output.path), "coach export \(arguments) wrote \(output.path)")
+            return result
+        }
+        // Not a model file.
+        let text = directory.appendingPathComponent("notes.h5")
+        try Data("not a model".utf8).write(to: text)
+        var result = try run([text.path, "--format", "onnx"])
+        XCTAssertTrue(result.standardError.contains("error: ") && result.standardError.contains(text.path), result.standardError)
+
+        // Core ML, and other model kinds: not implemented yet, said plainly.
+        let classifier = directory.appendingPathComponent("gear.h5")
+        let head = ImageClassifierHead(layers: [ImageClassifierHead.Layer(weight: Tensor.zeros([1280, 2]), bias: Tensor.zeros([2]))])
+        try ImageClassifierModel(labels: ["a", "b"], head: head,
+                                 backbone: BackboneReference(name: "efficientnet-lite0", sha256: String(repeating: "0", count: 64)))
+            .modelFile().write(to: classifier)
+        result = try run([classifier.path, "--format", "coreml"])
+        XCTAssertTrue(result.standardError.contains("to Core ML is not implemented yet (issue 15)"), result.standardError)
+        let actions = directory.appendingPathComponent("throws.h5")
+        try ModelFile(metadata: ModelMetadata(task: .actionClassifier, classLabels: ["a", "b"])).write(to: actions)
+        result = try run([actions.path, "--format", "onnx"])
+        XCTAssertTrue(result.standardError.contains("'action-classifier' models to ONNX is not implemented yet"), result.standardError)
+
+        // The backbone is missing: the backbone error every command gives.
+        result = try run([classifier.path, "--format", "onnx"])
+        XCTAssertTrue(result.standardError.contains("none.h5"), result.standardError)
+
+        // An unknown format is a usage error.
+        result = try run([classifier.path, "--format", "tflite"])
+        XCTAssertTrue(result.standardError.contains("--format"), result.standardError)
+    }
+}
