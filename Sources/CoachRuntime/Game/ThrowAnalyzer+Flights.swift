@@ -66,7 +66,9 @@ extension ThrowAnalyzer {
     /// The throw a completed flight was, or nil when it was not one (too unsure, or not towards the board).
     func record(of seen: FlightPath, frame: RGBImage) -> ThrowRecord? {
         guard let board, let reference, seen.confidence >= configuration.minimumTrajectoryConfidence else { return nil }
-        var path = ThrowMeasurement.inFlight(seen)
+        var path = ThrowMeasurement.withoutLeadingStrays(ThrowMeasurement.inFlight(seen),
+                                                         reach: max(seen.radius, 0.01 * Double(frame.width)),
+                                                         width: frame.width, height: frame.height)
         path.equationCoefficients = Self.parabola(through: path.points, width: Double(frame.width), height: Double(frame.height))
             ?? seen.equationCoefficients
         guard let first = path.points.first, let last = path.points.last else { return nil }
@@ -92,8 +94,10 @@ extension ThrowAnalyzer {
             path.equationCoefficients = Self.parabola(through: path.points, width: Double(width), height: Double(height))
                 ?? path.equationCoefficients
         } else {
+            // The throwing arm first (the other wrist may happen to cross the flight traced back).
+            let thrower = ThrowMeasurement.throwingWrist(poses: poses, within: (firstSeen - 0.6)...firstSeen)
             release = ThrowMeasurement.release(of: path, poses: poses, within: (firstSeen - 0.6)...firstSeen,
-                                               width: width, height: height)
+                                               wrists: thrower.map { [$0] } ?? [4, 7], width: width, height: height)
         }
         let releaseTime = release?.time ?? firstSeen
         var type: (type: String, confidence: Double, topLabel: String)? = nil

@@ -1,5 +1,6 @@
 import CoachData
 import CoachModels
+import CoachVision
 import Foundation
 
 /// A bag's flight as the game follows it: its centres over time and its fitted parabola.
@@ -42,6 +43,32 @@ public enum ThrowMeasurement {
         var trimmed = path
         trimmed.points = Array(path.points[first...last])
         trimmed.times = Array(path.times[first...last])
+        return trimmed
+    }
+
+    /// `path` without leading centres that its flight does not explain: the later half of the
+    /// centres (at least five) gives the parabola and the uniform sideways motion, and the first
+    /// centres are dropped while they lie more than `reach` pixels from where those put the bag at
+    /// their moment (the detector's first window of a flight can hold a moving arm or body from
+    /// before the release).
+    public static func withoutLeadingStrays(_ path: FlightPath, reach: Double, width: Int, height: Int) -> FlightPath {
+        let count = path.points.count
+        guard count >= 7 else { return path }
+        var later = path
+        let from = min(count / 2, count - 5)
+        later.times = Array(path.times[from...])
+        later.points = Array(path.points[from...])
+        guard let fit = ParabolaFit(x: later.points.map { $0.x / Double(width) }, y: later.points.map { 1 - $0.y / Double(height) })
+        else { return path }
+        later.equationCoefficients = SIMD3(fit.a, fit.b, fit.c)
+        var first = 0
+        while first < from, let predicted = predictedPoint(of: later, at: path.times[first], width: width, height: height),
+              ((predicted - path.points[first]) * (predicted - path.points[first])).sum().squareRoot() > reach {
+            first += 1
+        }
+        var trimmed = path
+        trimmed.times = Array(path.times[first...])
+        trimmed.points = Array(path.points[first...])
         return trimmed
     }
 
@@ -90,13 +117,14 @@ public enum ThrowMeasurement {
         return length * metresPerPixel / (end - start)
     }
 
-    /// The release: the pose, among those `within` the time window, whose wrist
+    /// The release: the pose, among those `within` the time window, whose wrist (of `wrists`)
     /// best matches the bag as the path puts it at that moment — in place and in velocity (the
     /// bag leaves the hand where the hand is, moving as the hand moves; the other wrist and the
-    /// arm's follow-through do not match both). Returns the time, the pose and which wrist threw
+    /// arm's follow-through do not match both). A wrist moving sideways against the flight (a
+    /// wind-up) is never the release. Returns the time, the pose and which wrist threw
     /// (body18 index), or nil without poses.
-    static func release(of path: FlightPath, poses: [PoseFrame], within window: ClosedRange<Double>, width: Int, height: Int)
-        -> (time: Double, pose: [Keypoint?], wrist: Int)? {
+    static func release(of path: FlightPath, poses: [PoseFrame], within window: ClosedRange<Double>, wrists: [Int] = [4, 7],
+                        width: Int, height: Int) -> (time: Double, pose: [Keypoint?], wrist: Int)? {
         guard let motion = horizontalMotion(of: path) else { return nil }
         let w = Double(width), h = Double(height), c = path.equationCoefficients
         func wristPoint(_ frame: PoseFrame, _ wrist: Int) -> SIMD2<Double>? {
@@ -111,13 +139,15 @@ public enum ThrowMeasurement {
             let u = predicted.x / w
             let bagVelocity = SIMD2(motion.velocity, -(2 * c.x * u + c.y) * h / w * motion.velocity)
             let before = index > 0 ? poses[index - 1] : nil, after = index + 1 < poses.count ? poses[index + 1] : nil
-            for wrist in [4, 7] {
+            for wrist in wrists {
                 guard let position = wristPoint(frame, wrist) else { continue }
                 var velocityError = 0.0, interval = 0.0
                 if let before, let after, after.time > before.time,
                    let p0 = wristPoint(before, wrist), let p1 = wristPoint(after, wrist) {
                     interval = (after.time - before.time) / 2
                     let velocity = (p1 - p0) / (after.time - before.time)
+                    // A hand moving away from where the bag flies is not letting it go.
+                    guard velocity.x * bagVelocity.x > 0 else { continue }
                     velocityError = (((velocity - bagVelocity) * (velocity - bagVelocity)).sum()).squareRoot() * interval
                 }
                 let distance = ((position - predicted) * (position - predicted)).sum().squareRoot()
