@@ -29,8 +29,10 @@ public enum ImageClassifierONNXExporter {
         let centred = builder.node("Sub", "preprocess.subtract", inputs: [inputName, builder.scalar(classifier.encoding.mean)])
         let normalised = builder.node("Div", "preprocess.divide",
                                       inputs: [centred, builder.scalar(classifier.encoding.standardDeviation)])
-        let features = addBackbone(backbone.network, input: normalised, size: size, to: &builder)
-        var activations = features
+        let maps = builder.efficientNetLite0(backbone.network, input: normalised, height: size, width: size)
+        let pooled = builder.node("GlobalAveragePool", "backbone.pool", inputs: [maps.stride32])
+        var activations = builder.node("Flatten", "backbone.features", inputs: [pooled],
+                                       attributes: [ONNXAttribute("axis", .integer(1))])
         for (index, layer) in classifier.head.layers.enumerated() {
             let prefix = "head.layers.\(index)"
             let weight = builder.constant("\(prefix).weight", dimensions: layer.weight.shape, values: layer.weight.scalars)
@@ -45,42 +47,6 @@ public enum ImageClassifierONNXExporter {
         return ONNXModel(graph: builder.graph, producerVersion: CoachVersion.current,
                          documentation: documentation(classifier: classifier),
                          metadata: ONNXMetadata.entries(for: metadata, inputDescription: inputDescription(classifier.encoding)))
-    }
-
-    /// Adds EfficientNet-Lite0 on the normalised NCHW `input` [1, 3, size, size]; returns its
-    /// pooled features [1, 1280].
-    static func addBackbone(_ network: EfficientNetLite0, input: String, size: Int, to builder: inout ONNXGraphBuilder) -> String {
-        var (value, height, width) = builder.convolution("backbone.stem", input: input, height: size, width: size,
-                                                         inputChannels: 3, kernelSize: 3, stride: 2, depthwise: false,
-                                                         weights: network.stem)
-        value = builder.relu6("backbone.stem.relu6", input: value)
-        for (index, block) in network.foldedBlocks.enumerated() {
-            let prefix = "backbone.blocks.\(index)", specification = block.specification
-            let blockInput = value
-            if let expand = block.expand {
-                value = builder.convolution("\(prefix).expand", input: value, height: height, width: width,
-                                            inputChannels: specification.inputChannels, kernelSize: 1, stride: 1,
-                                            depthwise: false, weights: expand).output
-                value = builder.relu6("\(prefix).expand.relu6", input: value)
-            }
-            (value, height, width) = builder.convolution("\(prefix).depthwise", input: value, height: height, width: width,
-                                                         inputChannels: specification.expandedChannels,
-                                                         kernelSize: specification.kernelSize, stride: specification.stride,
-                                                         depthwise: true, weights: block.depthwise)
-            value = builder.relu6("\(prefix).depthwise.relu6", input: value)
-            value = builder.convolution("\(prefix).project", input: value, height: height, width: width,
-                                        inputChannels: specification.expandedChannels, kernelSize: 1, stride: 1,
-                                        depthwise: false, weights: block.project).output
-            if specification.hasSkipConnection {
-                value = builder.node("Add", "\(prefix).residual", inputs: [value, blockInput])
-            }
-        }
-        value = builder.convolution("backbone.head", input: value, height: height, width: width,
-                                    inputChannels: EfficientNetLite0.blocks.last!.outputChannels, kernelSize: 1, stride: 1,
-                                    depthwise: false, weights: network.head).output
-        value = builder.relu6("backbone.head.relu6", input: value)
-        value = builder.node("GlobalAveragePool", "backbone.pool", inputs: [value])
-        return builder.node("Flatten", "backbone.features", inputs: [value], attributes: [ONNXAttribute("axis", .integer(1))])
     }
 
     /// What the input holds and how to make it, for the file's description and metadata.

@@ -10,21 +10,22 @@ import Foundation
 /// try data.write(to: URL(fileURLWithPath: "gear.onnx"), options: .atomic)
 /// ```
 ///
-/// Today: image classifiers to ONNX (`ImageClassifierONNXExporter`). Other kinds and Core ML
-/// throw `ExportError.notImplemented` (issue 15).
+/// Today: image classifiers (`ImageClassifierONNXExporter`) and object detectors
+/// (`ObjectDetectorONNXExporter`) to ONNX. Other kinds and Core ML throw
+/// `ExportError.notImplemented` (issue 15).
 public enum ModelExporter {
     /// Whether `task` exports to `format` today.
     public static func supports(task: ModelTask, format: ExportFormat) -> Bool {
-        task == .imageClassifier && format == .onnx
+        (task == .imageClassifier || task == .objectDetector) && format == .onnx
     }
 
     /// The exported bytes of the model file at `modelURL`.
     ///
-    /// Image classifiers run on the shared backbone, read from `backboneURL` or
+    /// Both kinds run on the shared backbone, read from `backboneURL` or
     /// `Backbone.defaultLocation()`. Throws `ModelFileError` when the file is not a Coach
     /// model, `ExportError.notImplemented` for kinds and formats not exported yet (before any
-    /// weights are read), `ImageClassifierModelError` for a damaged classifier, and
-    /// `BackboneError` when the backbone is missing or not the model's.
+    /// weights are read), `ImageClassifierModelError`/`DetectorModelError` for a damaged model,
+    /// and `BackboneError` when the backbone is missing or not the model's.
     public static func export(modelAt modelURL: URL, format: ExportFormat, backbone backboneURL: URL? = nil) throws -> Data {
         let path = modelURL.path
         let task = try ModelFileSummary.read(from: modelURL).metadata.task
@@ -32,12 +33,26 @@ public enum ModelExporter {
             throw ExportError.notImplemented(path: path, task: task.rawValue, format: format)
         }
         let file = try ModelFile.read(from: modelURL)
-        let classifier = try ImageClassifierModel(file: file, path: path)
-        guard let location = backboneURL ?? Backbone.defaultLocation() else {
-            throw BackboneError.notFound(searched: "$COACH_BACKBONE, ./models/\(Backbone.defaultFileName) and models/ beside the executable")
+        if task == .objectDetector {
+            let detector = try ObjectDetectorModel(file: file)
+            let backbone = try loadBackbone(backboneURL)
+            if let reference = file.metadata.backbone, reference.sha256 != backbone.sha256 {
+                throw BackboneError.mismatch(model: path, expectedName: reference.name, expectedSHA256: reference.sha256,
+                                             foundName: backbone.name, foundSHA256: backbone.sha256,
+                                             backbonePath: backbone.url.path)
+            }
+            return ObjectDetectorONNXExporter.model(detector: detector, backbone: backbone, metadata: file.metadata).serialized()
         }
-        let backbone = try Backbone.load(from: location)
+        let classifier = try ImageClassifierModel(file: file, path: path)
+        let backbone = try loadBackbone(backboneURL)
         try classifier.checkBackbone(backbone, modelPath: path)
         return ImageClassifierONNXExporter.model(classifier: classifier, backbone: backbone, metadata: file.metadata).serialized()
+    }
+
+    private static func loadBackbone(_ url: URL?) throws -> Backbone {
+        guard let location = url ?? Backbone.defaultLocation() else {
+            throw BackboneError.notFound(searched: "$COACH_BACKBONE, ./models/\(Backbone.defaultFileName) and models/ beside the executable")
+        }
+        return try Backbone.load(from: location)
     }
 }

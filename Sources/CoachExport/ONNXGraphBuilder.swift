@@ -40,16 +40,27 @@ public struct ONNXGraphBuilder {
         return result
     }
 
-    /// A 2-D convolution (`Conv`) of an NCHW value with a Coach filter and bias.
-    ///
-    /// `filter` is HWIO `[k, k, C_in, C_out]`, or `[k, k, C]` when `depthwise` (then one group
-    /// per channel); it is stored as ONNX's OIHW `[C_out, C_in / group, k, k]`. The padding is
-    /// TensorFlow SAME for an input of `height × width` made explicit (the odd pixel
-    /// bottom/right), as `ConvolutionGeometry` computes it. Returns the output and its size.
+    /// A 2-D convolution (`Conv`) of an NCHW value with a folded backbone convolution; see
+    /// `convolution(_:input:height:width:inputChannels:kernelSize:stride:depthwise:filter:bias:outputChannels:)`.
     public mutating func convolution(_ name: String, input: String, height: Int, width: Int,
                                      inputChannels: Int, kernelSize: Int, stride: Int, depthwise: Bool,
                                      weights: EfficientNetLite0.FoldedConvolution) -> (output: String, height: Int, width: Int) {
-        let outputChannels = weights.outputChannels
+        convolution(name, input: input, height: height, width: width, inputChannels: inputChannels, kernelSize: kernelSize,
+                    stride: stride, depthwise: depthwise, filter: weights.filter, bias: weights.bias,
+                    outputChannels: weights.outputChannels)
+    }
+
+    /// A 2-D convolution (`Conv`) of an NCHW value with a Coach filter and optional bias.
+    ///
+    /// `filter` is HWIO `[k, k, C_in, C_out]`, or `[k, k, C]` when `depthwise` (then one group
+    /// per channel); it is stored as ONNX's OIHW `[C_out, C_in / group, k, k]`. A 1×1 `filter`
+    /// is also a `Linear` layer's `[C_in, C_out]` weight. The padding is TensorFlow SAME for an
+    /// input of `height × width` made explicit (the odd pixel bottom/right), as
+    /// `ConvolutionGeometry` computes it. Returns the output and its size.
+    public mutating func convolution(_ name: String, input: String, height: Int, width: Int,
+                                     inputChannels: Int, kernelSize: Int, stride: Int, depthwise: Bool,
+                                     filter source: [Float], bias: [Float]?,
+                                     outputChannels: Int) -> (output: String, height: Int, width: Int) {
         let geometry = ConvolutionGeometry(inputShape: [1, height, width, inputChannels], kernelHeight: kernelSize,
                                            kernelWidth: kernelSize, strideHeight: stride, strideWidth: stride, padding: .same)
         let groupInputs = depthwise ? 1 : inputChannels
@@ -58,22 +69,29 @@ public struct ONNXGraphBuilder {
             for input in 0..<groupInputs {
                 for y in 0..<kernelSize {
                     for x in 0..<kernelSize {
-                        let source = depthwise ? (y * kernelSize + x) * outputChannels + output
+                        let index = depthwise ? (y * kernelSize + x) * outputChannels + output
                             : ((y * kernelSize + x) * inputChannels + input) * outputChannels + output
-                        filter[((output * groupInputs + input) * kernelSize + y) * kernelSize + x] = weights.filter[source]
+                        filter[((output * groupInputs + input) * kernelSize + y) * kernelSize + x] = source[index]
                     }
                 }
             }
         }
-        let filterName = constant("\(name).weight", dimensions: [outputChannels, groupInputs, kernelSize, kernelSize], values: filter)
-        let biasName = constant("\(name).bias", dimensions: [outputChannels], values: weights.bias)
-        let output = node("Conv", name, inputs: [input, filterName, biasName], attributes: [
+        var inputs = [input, constant("\(name).weight", dimensions: [outputChannels, groupInputs, kernelSize, kernelSize], values: filter)]
+        if let bias { inputs.append(constant("\(name).bias", dimensions: [outputChannels], values: bias)) }
+        let output = node("Conv", name, inputs: inputs, attributes: [
             ONNXAttribute("group", .integer(Int64(depthwise ? inputChannels : 1))),
             ONNXAttribute("kernel_shape", .integers([Int64(kernelSize), Int64(kernelSize)])),
             ONNXAttribute("pads", .integers([geometry.padTop, geometry.padLeft, geometry.padBottom, geometry.padRight].map(Int64.init))),
             ONNXAttribute("strides", .integers([Int64(stride), Int64(stride)])),
         ])
         return (output, geometry.outputHeight, geometry.outputWidth)
+    }
+
+    /// An int64 initializer (shapes, axes, slice bounds) and its name.
+    @discardableResult
+    public mutating func integers(_ name: String, _ values: [Int64]) -> String {
+        graph.initializers.append(ONNXTensor(name: name, dimensions: [values.count], integers: values))
+        return name
     }
 
     /// ReLU6 as `Clip(x, 0, 6)` (opset 11+ takes the bounds as inputs).

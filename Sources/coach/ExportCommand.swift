@@ -12,12 +12,19 @@ struct ExportCommand: ParsableCommand {
         input 'image' float32 [1, 3, 224, 224] holding RGB 0…255 after Coach's resizing \
         (short side 256, anti-aliased bilinear, centre 224 × 224 crop; the (x − 127) / 128 \
         normalisation is in the graph), output 'classLabelProbs' [1, classes], class \
-        labels in the metadata entry 'classLabels'. Core ML, and the other model kinds, \
-        are not implemented yet and are refused. The file is written atomically.
+        labels in the metadata entry 'classLabels'. Object detectors export to ONNX \
+        too: input 'image' float32 [1, 3, S, S] holding RGB 0…255 after Coach's \
+        letterboxing (aspect kept, grey 127 around), outputs the head's raw tensors \
+        'rawStride16'/'rawStride32' [1, rows, columns, anchors·(5 + classes)] and the \
+        decoded 'confidence' [boxes, classes] and 'coordinates' [boxes, 4] (normalised \
+        centre x, y, width, height), no NMS; anchors in the metadata entry 'anchors'. \
+        Core ML, and the other model kinds, are not implemented yet and are refused. \
+        The file is written atomically.
 
         Examples:
           coach export models/sports-gear.h5 --format onnx --output sports-gear.onnx
           coach export gear.h5 --format onnx --output gear.onnx --backbone b.h5
+          coach export models/board.h5 --format onnx --output board.onnx
         """)
 
     @Argument(help: "The model file (.h5) to export.")

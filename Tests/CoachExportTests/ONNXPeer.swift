@@ -24,6 +24,8 @@ enum ONNXPeer {
         var operators: [String: Int]
         /// onnxruntime's first output for each input file, flattened.
         var results: [[Float]]
+        /// onnxruntime's every output (graph order) for each input file, flattened.
+        var allResults: [[[Float]]]
     }
 
     /// The Python with `onnx` and `onnxruntime`, or a loud skip.
@@ -78,11 +80,12 @@ enum ONNXPeer {
     options.intra_op_num_threads = 2
     session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     feed = session.get_inputs()[0]
-    results = []
+    results, all_results = [], []
     for name in inputs:
         x = np.fromfile(name, dtype="<f4").reshape(feed.shape)
-        y = session.run(None, {feed.name: x})[0]
-        results.append([float(v) for v in y.reshape(-1)])
+        ys = session.run(None, {feed.name: x})
+        all_results.append([[float(v) for v in y.reshape(-1)] for y in ys])
+        results.append(all_results[-1][0])
 
     print(json.dumps({
         "irVersion": model.ir_version,
@@ -94,6 +97,7 @@ enum ONNXPeer {
         "metadata": {p.key: p.value for p in model.metadata_props},
         "operators": operators,
         "results": results,
+        "allResults": all_results,
     }))
     """
 }

@@ -40,6 +40,26 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: output), first, "the same model exports to the same bytes")
     }
 
+    func testExportWritesAnObjectDetector() throws {
+        let backbone = try BackboneFixture.load()
+        let directory = try temporaryDirectory(self)
+        // A freshly initialised detector (the numbers are tested in CoachExportTests).
+        let anchors = [AnchorSize(width: 20, height: 30)]
+        let configuration = DetectorConfiguration(inputWidth: 64, inputHeight: 64,
+                                                  levels: [DetectionLevel(stride: 16, anchors: anchors), DetectionLevel(stride: 32, anchors: anchors)],
+                                                  headWidth: 8, headBlocks: 1, classCount: 2)
+        var generator = SeededGenerator(seed: 1)
+        let model = directory.appendingPathComponent("board.h5")
+        try ObjectDetectorModel(configuration: configuration, classLabels: ["board", "hole"], generator: &generator)
+            .modelFile(backbone: ImageClassifierModel.reference(to: backbone)).write(to: model)
+        let output = directory.appendingPathComponent("board.onnx")
+        let result = try CoachExecutable.run(["export", model.path, "--format", "onnx", "--output", output.path],
+                                             environment: ["COACH_BACKBONE": BackboneFixture.url.path])
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("wrote \(output.path) (ONNX"), result.standardOutput)
+        XCTAssertEqual(Array(try Data(contentsOf: output).prefix(2)), [0x08, 0x07])
+    }
+
     func testRefusalsAreClearAndWriteNothing() throws {
         let directory = try temporaryDirectory(self)
         let output = directory.appendingPathComponent("out.onnx")

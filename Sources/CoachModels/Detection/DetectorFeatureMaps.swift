@@ -57,6 +57,14 @@ public struct DetectorFeatureBatch {
     /// [N · H/16 · W/16, 112].
     public var stride16: Tensor
 
+    /// Maps already stacked as float32: `stride32` [N · H/32 · W/32, 1280] and `stride16`
+    /// [N · H/16 · W/16, 112] for `count` images (e.g. straight from the backbone, unrounded).
+    public init(count: Int, stride32: Tensor, stride16: Tensor) {
+        self.count = count
+        self.stride32 = stride32
+        self.stride16 = stride16
+    }
+
     /// The maps of `items`, expanded to float32, for `configuration`'s input size.
     public init(_ items: [DetectorFeatureMaps], configuration: DetectorConfiguration) {
         count = items.count
@@ -81,6 +89,10 @@ public struct DetectorFeatureBatch {
 public struct DetectorInputEncoding: Sendable {
     /// The detector's configuration (input size).
     public let configuration: DetectorConfiguration
+    /// The grey the letterbox fills with, and the value subtracted before scaling (127).
+    public static let mean: Float = 127
+    /// The value the centred pixels are divided by (128).
+    public static let standardDeviation: Float = 128
 
     /// The encoding of `configuration`'s input.
     public init(configuration: DetectorConfiguration) {
@@ -96,8 +108,8 @@ public struct DetectorInputEncoding: Sendable {
 
     /// The normalised input pixels (HWC) of `image` and where it sits in the canvas.
     public func encode(_ image: RGBImage) throws -> (pixels: [Float], transform: LetterboxTransform) {
-        let boxed = try image.letterboxed(width: configuration.inputWidth, height: configuration.inputHeight, fillValue: 127)
-        return (boxed.image.normalized(subtracting: 127, dividingBy: 128).values, boxed.transform)
+        let boxed = try image.letterboxed(width: configuration.inputWidth, height: configuration.inputHeight, fillValue: Self.mean)
+        return (boxed.image.normalized(subtracting: Self.mean, dividingBy: Self.standardDeviation).values, boxed.transform)
     }
 }
 
