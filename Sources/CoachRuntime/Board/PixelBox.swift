@@ -24,6 +24,11 @@ public struct PixelBox: Equatable, Hashable, Sendable {
         self.init(x: centreX - width / 2, y: centreY - height / 2, width: width, height: height)
     }
 
+    /// The same box as an annotation's or detector's corner-form `BoundingBox` (pixels).
+    public init(_ box: BoundingBox) {
+        self.init(x: box.minX, y: box.minY, width: box.width, height: box.height)
+    }
+
     /// The smallest box holding every point (a zero box for no points).
     public init(enclosing points: [SIMD2<Double>]) {
         guard let first = points.first else {

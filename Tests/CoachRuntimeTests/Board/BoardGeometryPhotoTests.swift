@@ -11,36 +11,23 @@ enum CornholePhotos {
     static func folder(file: String = #fileID, function: String = #function) throws -> URL {
         try SharedData.require("data/cornhole/images", file: file, function: function)
     }
-
-    struct Entry: Decodable {
-        struct Annotation: Decodable {
-            struct Coordinates: Decodable { var x, y, width, height: Double }
-            var label: String
-            var coordinates: Coordinates
-        }
-        var image: String
-        var annotations: [Annotation]
-
-        func box(_ label: String) -> PixelBox? {
-            annotations.first { $0.label == label }.map {
-                PixelBox(centreX: $0.coordinates.x, centreY: $0.coordinates.y, width: $0.coordinates.width, height: $0.coordinates.height)
-            }
-        }
-    }
 }
 
 final class BoardGeometryPhotoTests: XCTestCase {
     func testRealPhotosWithAnnotatedBoardBoxes() throws {
         let folder = try CornholePhotos.folder()
-        let entries = try JSONDecoder().decode([CornholePhotos.Entry].self,
-                                               from: Data(contentsOf: folder.appendingPathComponent("annotations.json")))
+        // Coach's own Create ML annotation reader: boxes in pixels.
+        let dataset = try DetectionDataset.load(from: folder.appendingPathComponent("annotations.json"))
+        func box(_ label: String, in entry: AnnotatedImage) -> PixelBox? {
+            entry.objects.first { $0.label == label }.map { PixelBox($0.box) }
+        }
         let debugFolder = ProcessInfo.processInfo.environment["COACH_BOARD_DEBUG"].map { URL(fileURLWithPath: $0) }
         let analyzer = BoardGeometryAnalyzer()
         var boards = 0, boardHits = 0, fromContours = 0, holes = 0, holeHits = 0, holesFound = 0
         var ious: [Double] = []
-        for entry in entries {
-            guard let boardBox = entry.box("board") else { continue }
-            let image = try RGBImage(contentsOf: folder.appendingPathComponent(entry.image))
+        for entry in dataset.images {
+            guard let boardBox = box("board", in: entry) else { continue }
+            let image = try RGBImage(contentsOf: entry.url)
             let geometry = analyzer.analyze(image, boardBox: boardBox)
             // Board: IoU of the quadrilateral's axis-aligned bounding box with the annotated box.
             let iou = geometry.boundingBox.intersectionOverUnion(boardBox)
@@ -49,7 +36,7 @@ final class BoardGeometryPhotoTests: XCTestCase {
             if iou >= 0.9 { boardHits += 1 }
             if geometry.source == .contours { fromContours += 1 }
             var holeHit = false
-            if let holeBox = entry.box("hole") {
+            if let holeBox = box("hole", in: entry) {
                 holes += 1
                 let centre = geometry.hole.centre
                 holeHit = centre.x >= holeBox.x && centre.x <= holeBox.maxX && centre.y >= holeBox.y && centre.y <= holeBox.maxY
@@ -57,7 +44,7 @@ final class BoardGeometryPhotoTests: XCTestCase {
                 if !geometry.hole.source.isEstimated { holesFound += 1 }
             }
             if let debugFolder, iou < 0.9 || !holeHit {
-                print("\(entry.image): IoU \(String(format: "%.3f", iou)) source \(geometry.source) hole \(geometry.hole)")
+                print("\(entry.name): IoU \(String(format: "%.3f", iou)) source \(geometry.source) hole \(geometry.hole)")
                 var drawn = image
                 drawn.strokeRectangle(boardBox.boundingBox, thickness: 1, color: RGBColor(red: 0, green: 255, blue: 0))
                 for (index, corner) in geometry.corners.enumerated() {
@@ -66,7 +53,7 @@ final class BoardGeometryPhotoTests: XCTestCase {
                 }
                 drawn.fillDisc(x: geometry.hole.centre.x, y: geometry.hole.centre.y, radius: 3, color: RGBColor(red: 255, green: 255, blue: 0))
                 try? FileManager.default.createDirectory(at: debugFolder, withIntermediateDirectories: true)
-                try drawn.writePNG(to: debugFolder.appendingPathComponent(entry.image + ".png"))
+                try drawn.writePNG(to: debugFolder.appendingPathComponent(entry.name + ".png"))
             }
         }
         let boardShare = Double(boardHits) / Double(max(1, boards))
