@@ -95,7 +95,8 @@ final class RandomConvolutionTransformTests: XCTestCase {
         }
         var transform = RandomConvolutionTransform(length: 12, channelCount: RandomConvolutionHead.seriesCount(of: encoding),
                                                    biasCount: 168, generator: &generator)
-        transform.fitBiases(series: RandomConvolutionHead.series(of: encoding.encode(windows), encoding: encoding), generator: &generator)
+        transform.fitBiases(series: RandomConvolutionHead.series(of: encoding.encode(windows), encoding: encoding, fillsGaps: true),
+                            generator: &generator)
         let weight = Tensor(shape: [transform.featureCount, 2], scalars: (0..<(transform.featureCount * 2)).map { _ in generator.nextNormal() })
         let networkOnly = model.probabilities(for: windows)
         model.randomConvolution = RandomConvolutionHead(transform: transform, weight: weight, bias: Tensor(shape: [2], scalars: [0.5, -0.5]))
@@ -112,8 +113,20 @@ final class RandomConvolutionTransformTests: XCTestCase {
         try model.modelFile().write(to: url)
         let loaded = try ActionClassifierModel(contentsOf: url)
         XCTAssertEqual(loaded.randomConvolution, model.randomConvolution)
+        XCTAssertEqual(loaded.randomConvolution?.fillsGaps, true)
         XCTAssertEqual(loaded.keypointOrigin, .bottomLeft)
         XCTAssertEqual(loaded.probabilities(for: windows), ensemble)
+
+        // A file written before heads filled gaps (no flag in its specification) reads zeros.
+        var old = try ModelFile.read(from: url)
+        guard case .object(var specification)? = old.metadata.extra[ActionClassifierSpecification.metadataKey] else {
+            return XCTFail("no action-classifier specification in the file")
+        }
+        XCTAssertEqual(specification.removeValue(forKey: "randomConvolutionFillsGaps"), .bool(true))
+        old.metadata.extra[ActionClassifierSpecification.metadataKey] = .object(specification)
+        try old.write(to: url)
+        XCTAssertEqual(try ActionClassifierModel(contentsOf: url).randomConvolution?.fillsGaps, false)
+        try model.modelFile().write(to: url)
 
         // A damaged head is an error naming the tensor, never a crash.
         var file = try ModelFile.read(from: url)
@@ -128,5 +141,65 @@ final class RandomConvolutionTransformTests: XCTestCase {
         XCTAssertThrowsError(try ActionClassifierModel(contentsOf: url)) { error in
             XCTAssertTrue(error.localizedDescription.contains("randomConvolution.channels"), error.localizedDescription)
         }
+    }
+
+    /// Filled gaps against values computed by hand: positions on a straight line are restored
+    /// exactly between detected frames, held before the first and after the last, a joint never
+    /// detected stays zero, detected values are untouched, and velocities are the filled
+    /// positions' differences.
+    func testFillGapsInterpolatesBetweenAndHoldsAtEnds() {
+        let t = 8
+        // Joint 0: x = 2 + 0.5·frame, y = −frame, detected at frames 2, 3 and 6.
+        // Joint 1: never detected. Series per joint: x, y, dx, dy.
+        var series = [Float](repeating: 0, count: 2 * 4 * t)
+        var detected = [Bool](repeating: false, count: 2 * t)
+        for frame in [2, 3, 6] {
+            detected[frame] = true
+            series[frame] = 2 + 0.5 * Float(frame)
+            series[t + frame] = -Float(frame)
+        }
+        RandomConvolutionHead.fillGaps(&series, detected: detected, frameCount: t, jointCount: 2, positionCount: 2, hasVelocity: true)
+        let x: [Float] = [3, 3, 3, 3.5, 4, 4.5, 5, 5]
+        let y: [Float] = [-2, -2, -2, -3, -4, -5, -6, -6]
+        XCTAssertEqual(Array(series[0..<t]), x)
+        XCTAssertEqual(Array(series[t..<(2 * t)]), y)
+        XCTAssertEqual(Array(series[(2 * t)..<(3 * t)]), [0, 0, 0, 0.5, 0.5, 0.5, 0.5, 0])
+        XCTAssertEqual(Array(series[(3 * t)..<(4 * t)]), [0, 0, 0, -1, -1, -1, -1, 0])
+        XCTAssertTrue(series[(4 * t)...].allSatisfy { $0 == 0 }, "a joint never detected stays zero")
+    }
+
+    /// What filling is for: a window of smooth motion with frames dropped gives the head nearly the
+    /// features of the complete window, while the zeros it used to read give very different ones.
+    func testFilledWindowsKeepTheirFeaturesWhenFramesAreMissing() {
+        let encoding = ActionInputEncoding(windowLength: 45, jointCount: 4, includesDepth: false)
+        var generator = SeededGenerator(seed: 3)
+        func window(dropping dropped: Set<Int>) -> PoseWindow {
+            var window = PoseWindow(frameCount: 45, jointCount: 4)
+            for frame in 0..<45 {
+                for joint in 0..<4 where !dropped.contains(frame * 4 + joint) {
+                    let phase = Float(frame) / 45 * 2 * .pi
+                    window.x[frame * 4 + joint] = 0.5 + 0.2 * Float(joint) + 0.1 * sin(phase + Float(joint))
+                    window.y[frame * 4 + joint] = 0.5 + 0.15 * cos(2 * phase + Float(joint))
+                    window.confidence[frame * 4 + joint] = 1
+                }
+            }
+            return window
+        }
+        let complete = window(dropping: [])
+        // One frame in nine of joint 1 and frames 20–24 of joint 3 missing.
+        let gappy = window(dropping: Set(stride(from: 1, to: 180, by: 36)).union((20..<25).map { $0 * 4 + 3 }))
+        var transform = RandomConvolutionTransform(length: 45, channelCount: RandomConvolutionHead.seriesCount(of: encoding),
+                                                   biasCount: 500, generator: &generator)
+        let reference = RandomConvolutionHead.series(of: encoding.encode([complete]), encoding: encoding, fillsGaps: true)
+        transform.fitBiases(series: reference + reference, generator: &generator)
+        func distance(fillsGaps: Bool) -> Float {
+            let f0 = RandomConvolutionHead.features(of: reference, transform: transform).scalars
+            let f1 = RandomConvolutionHead.features(of: RandomConvolutionHead.series(of: encoding.encode([gappy]), encoding: encoding,
+                                                                                     fillsGaps: fillsGaps),
+                                                    transform: transform).scalars
+            return zip(f0, f1).map { abs($0 - $1) }.reduce(0, +) / Float(f0.count)
+        }
+        let filled = distance(fillsGaps: true), zeros = distance(fillsGaps: false)
+        XCTAssertLessThan(filled * 4, zeros, "filled \(filled), zeros \(zeros)")
     }
 }

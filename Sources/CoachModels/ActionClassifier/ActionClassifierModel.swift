@@ -70,6 +70,7 @@ public final class ActionClassifierModel: PoseClassifierModel {
                                       backgroundLabel: backgroundLabel,
                                       randomConvolutionFeatures: randomConvolution?.transform.featureCount,
                                       randomConvolutionWeight: randomConvolution == nil ? nil : randomConvolutionWeight,
+                                      randomConvolutionFillsGaps: randomConvolution?.fillsGaps,
                                       referenceJointHeights: referenceJointHeights)
     }
 
@@ -183,7 +184,8 @@ public final class ActionClassifierModel: PoseClassifierModel {
         networkFile.tensors = file.tensors.filter { !RandomConvolutionHead.owns($0.key) }
         try loadWeights(from: networkFile)
         if let features = specification.randomConvolutionFeatures {
-            let head = try RandomConvolutionHead(file: file, encoding: encoding, classCount: labels.count)
+            let head = try RandomConvolutionHead(file: file, encoding: encoding, classCount: labels.count,
+                                                 fillsGaps: specification.randomConvolutionFillsGaps ?? false)
             guard head.transform.featureCount == features else {
                 throw header.specificationProblem("randomConvolutionFeatures",
                                                   "says \(features) features but the stored head has \(head.transform.featureCount)")

@@ -19,6 +19,9 @@ public struct ActionClassifierSpecification: Codable, Equatable, Hashable, Senda
     public var randomConvolutionFeatures: Int?
     /// The head's share of the averaged probabilities (nil: 0.5).
     public var randomConvolutionWeight: Float?
+    /// Whether the head fills each joint's undetected frames before its transform (nil: no, as
+    /// in files written before it did).
+    public var randomConvolutionFillsGaps: Bool?
     /// Each joint's mean normalised height in the training windows (see
     /// `ActionClassifierModel.orientationAgreement`); nil in files written before it existed.
     public var referenceJointHeights: [Float]?
@@ -26,13 +29,14 @@ public struct ActionClassifierSpecification: Codable, Equatable, Hashable, Senda
     /// A specification of `architecture` over `encoding`.
     public init(architecture: ActionClassifierArchitecture, encoding: ActionInputEncoding, jointSetKind: JointSet.Kind,
                 backgroundLabel: String? = nil, randomConvolutionFeatures: Int? = nil, randomConvolutionWeight: Float? = nil,
-                referenceJointHeights: [Float]? = nil) {
+                randomConvolutionFillsGaps: Bool? = nil, referenceJointHeights: [Float]? = nil) {
         self.architecture = architecture
         self.encoding = encoding
         self.jointSetKind = jointSetKind
         self.backgroundLabel = backgroundLabel
         self.randomConvolutionFeatures = randomConvolutionFeatures
         self.randomConvolutionWeight = randomConvolutionWeight
+        self.randomConvolutionFillsGaps = randomConvolutionFillsGaps
         self.referenceJointHeights = referenceJointHeights
     }
 }

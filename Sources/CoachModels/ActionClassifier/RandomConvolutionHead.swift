@@ -7,7 +7,10 @@ import Foundation
 ///
 /// The transform reads the encoding's position and velocity channels of every joint (not the
 /// confidence or hand channels) as `J · k` series of T frames; `weight` and `bias` act on the raw
-/// features (any standardisation is folded in).
+/// features (any standardisation is folded in). With `fillsGaps`, a joint's undetected frames
+/// inside a window are first filled from its detected ones (see `fillGaps`), as the peers
+/// interpolate missing values: a zero among real positions reads to a convolution as a jump to
+/// the window's centre and back.
 public struct RandomConvolutionHead: Equatable, Sendable {
     /// The model-file prefix of its tensors.
     public static let tensorPrefix = "randomConvolution."
@@ -18,13 +21,17 @@ public struct RandomConvolutionHead: Equatable, Sendable {
     public var weight: Tensor
     /// [classes].
     public var bias: Tensor
+    /// Whether undetected frames of a joint are filled before the transform (heads written
+    /// before this existed read zeros).
+    public var fillsGaps: Bool
 
     /// A head of `transform` with `weight` [F, classes] and `bias` [classes].
-    public init(transform: RandomConvolutionTransform, weight: Tensor, bias: Tensor) {
+    public init(transform: RandomConvolutionTransform, weight: Tensor, bias: Tensor, fillsGaps: Bool = true) {
         precondition(weight.shape == [transform.featureCount, bias.count], "weight must be [features, classes]")
         self.transform = transform
         self.weight = weight
         self.bias = bias
+        self.fillsGaps = fillsGaps
     }
 
     /// The encoded channels (indices into K) the transform reads: positions and velocities.
@@ -40,8 +47,8 @@ public struct RandomConvolutionHead: Equatable, Sendable {
     }
 
     /// Each window of `encoded` [N, T, J, K] as the transform's input: series (joint, channel)
-    /// channel-major, T frames each.
-    public static func series(of encoded: Tensor, encoding: ActionInputEncoding) -> [[Float]] {
+    /// channel-major, T frames each, gaps filled when `fillsGaps`.
+    public static func series(of encoded: Tensor, encoding: ActionInputEncoding, fillsGaps: Bool) -> [[Float]] {
         let n = encoded.shape[0], t = encoded.shape[1], j = encoded.shape[2], k = encoded.shape[3]
         let channels = seriesChannels(of: encoding)
         return encoded.withUnsafeBufferPointer { values in
@@ -55,7 +62,55 @@ public struct RandomConvolutionHead: Equatable, Sendable {
                         }
                     }
                 }
+                if fillsGaps {
+                    let confidence = encoding.keypointChannels.count - 1
+                    var detected = [Bool](repeating: false, count: j * t)
+                    for frame in 0..<t {
+                        for joint in 0..<j { detected[joint * t + frame] = values[((window * t + frame) * j + joint) * k + confidence] > 0 }
+                    }
+                    fillGaps(&series, detected: detected, frameCount: t, jointCount: j,
+                             positionCount: confidence, hasVelocity: encoding.includesVelocity)
+                }
                 return series
+            }
+        }
+    }
+
+    /// Fills the gaps of `series` (one window: per joint `positionCount` position series, then as
+    /// many velocity series when `hasVelocity`, `frameCount` frames each) where `detected[joint ·
+    /// frameCount + frame]` is false: linearly between the nearest detected frames, held at the
+    /// window's ends; a joint never detected stays zero. Velocities are recomputed as the filled
+    /// positions' frame-to-frame change (0 at the first frame).
+    public static func fillGaps(_ series: inout [Float], detected: [Bool], frameCount t: Int, jointCount j: Int,
+                                positionCount: Int, hasVelocity: Bool) {
+        let perJoint = positionCount * (hasVelocity ? 2 : 1)
+        var seen: [Int] = []
+        seen.reserveCapacity(t)
+        for joint in 0..<j {
+            seen.removeAll(keepingCapacity: true)
+            for frame in 0..<t where detected[joint * t + frame] { seen.append(frame) }
+            guard !seen.isEmpty, seen.count < t else { continue }
+            for c in 0..<positionCount {
+                let row = (joint * perJoint + c) * t
+                var next = 0
+                for frame in 0..<t {
+                    while next < seen.count && seen[next] < frame { next += 1 }
+                    if next < seen.count && seen[next] == frame { continue }
+                    if next == 0 {
+                        series[row + frame] = series[row + seen[0]]
+                    } else if next == seen.count {
+                        series[row + frame] = series[row + seen[next - 1]]
+                    } else {
+                        let before = seen[next - 1], after = seen[next]
+                        let w = Float(frame - before) / Float(after - before)
+                        series[row + frame] = series[row + before] * (1 - w) + series[row + after] * w
+                    }
+                }
+                if hasVelocity {
+                    let velocity = (joint * perJoint + positionCount + c) * t
+                    series[velocity] = 0
+                    for frame in 1..<t { series[velocity + frame] = series[row + frame] - series[row + frame - 1] }
+                }
             }
         }
     }
@@ -83,8 +138,8 @@ public struct RandomConvolutionHead: Equatable, Sendable {
 
     /// Class logits [N, classes] for `encoded` windows [N, T, J, K].
     public func logits(encoded: Tensor, encoding: ActionInputEncoding) -> Tensor {
-        let features = RandomConvolutionHead.features(of: RandomConvolutionHead.series(of: encoded, encoding: encoding),
-                                                      transform: transform)
+        let features = RandomConvolutionHead.features(
+            of: RandomConvolutionHead.series(of: encoded, encoding: encoding, fillsGaps: fillsGaps), transform: transform)
         return Tensor.matmul(features, weight) + bias
     }
 
@@ -110,7 +165,7 @@ public struct RandomConvolutionHead: Equatable, Sendable {
 
     /// A head from a model file's tensors, for windows of `encoding` and `classCount` classes.
     /// Throws `ModelFileError` naming the file and the tensor at fault.
-    public init(file: ModelFile, encoding: ActionInputEncoding, classCount: Int) throws {
+    public init(file: ModelFile, encoding: ActionInputEncoding, classCount: Int, fillsGaps: Bool) throws {
         let p = RandomConvolutionHead.tensorPrefix
         func integers(_ name: String) throws -> [Int] {
             guard let tensor = file.tensors[p + name] else {
@@ -139,7 +194,7 @@ public struct RandomConvolutionHead: Equatable, Sendable {
             guard weight.scalars.allSatisfy(\.isFinite), bias.scalars.allSatisfy(\.isFinite) else {
                 throw ModelFileError.invalidTensor(path: file.sourcePath, name: p + "weight", reason: "contains NaN or infinity")
             }
-            self.init(transform: transform, weight: weight, bias: bias)
+            self.init(transform: transform, weight: weight, bias: bias, fillsGaps: fillsGaps)
         }
     }
 }

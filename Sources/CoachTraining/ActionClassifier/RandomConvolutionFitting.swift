@@ -4,7 +4,7 @@ import Foundation
 
 /// Fits an action classifier's random-convolution head: windows cut evenly from the training
 /// segments (plus one augmented window per window when augmentations are on), MiniRocket
-/// biases from those windows, then a class-balanced multinomial logistic regression on the
+/// biases from those windows (each joint's undetected frames filled from its detected ones), then a class-balanced multinomial logistic regression on the
 /// standardised features whose L2 penalty is chosen by cross-validation over folds of whole clips
 /// (segments of one clip never sit on both sides), and refitted on every training window.
 struct RandomConvolutionFitting {
@@ -61,7 +61,7 @@ struct RandomConvolutionFitting {
         observer?(.note("random-convolution head: \(featureCount) features of \(windows.count) windows"))
 
         // The transform and its features.
-        let series = RandomConvolutionHead.series(of: encoding.encode(windows), encoding: encoding)
+        let series = RandomConvolutionHead.series(of: encoding.encode(windows), encoding: encoding, fillsGaps: true)
         var transform = RandomConvolutionTransform(length: sampler.windowLength,
                                                    channelCount: RandomConvolutionHead.seriesCount(of: encoding),
                                                    biasCount: max(1, featureCount / 2), generator: &generator)
@@ -84,7 +84,7 @@ struct RandomConvolutionFitting {
                                     maximumIterations: RandomConvolutionFitting.maximumSolverIterations,
                                     sampleWeights: weights).parameters
         let layer = standardization.folded(weight: fitted.weight, bias: fitted.bias)
-        return RandomConvolutionHead(transform: transform, weight: layer.weight, bias: layer.bias)
+        return RandomConvolutionHead(transform: transform, weight: layer.weight, bias: layer.bias, fillsGaps: true)
     }
 
     /// The penalty with the lowest weighted held-out log loss over folds of whole clips (the
