@@ -71,15 +71,15 @@ final class ModelFileErrorTests: XCTestCase {
                 continue
             }
             if offset >= 48 {  // past the superblock, HDF5 states the size it expected
-                XCTAssertTrue(detail.contains("\(offset) bytes on disk, but its HDF5 header says \(whole.count)"), detail)
+                XCTAssertTrue(detail.contains("\(offset) bytes on disk, but its header says \(whole.count)"), detail)
             }
             XCTAssertThrowsError(try ModelFileSummary.read(from: url))
             try FileManager.default.removeItem(at: url)
         }
     }
 
-    /// Flipped bytes anywhere never crash the reader: the file either still reads (a flip in
-    /// raw weights is not detectable) or fails with a `ModelFileError`.
+    /// Flipped bytes anywhere never crash the reader and are always detected: the header's
+    /// SHA-256 covers every byte after it, and the header itself must be well formed.
     func testCorruptedBytesNeverCrash() throws {
         let directory = try temporaryDirectory(self)
         let source = directory.appendingPathComponent("whole.h5")
@@ -87,8 +87,9 @@ final class ModelFileErrorTests: XCTestCase {
         model.tensors = model.tensors.filter { $0.value.count < 10_000 }
         try model.write(to: source)
         let whole = try Data(contentsOf: source)
-        var failures = 0
-        for offset in stride(from: 0, to: whole.count, by: max(1, whole.count / 250)) {
+        var failures = 0, flips = 0
+        for offset in Array(0..<80) + Array(stride(from: 80, to: whole.count, by: max(1, whole.count / 250))) {
+            flips += 1
             var damaged = whole
             damaged[offset] ^= 0x5A
             let url = directory.appendingPathComponent("flip.h5")
@@ -101,7 +102,34 @@ final class ModelFileErrorTests: XCTestCase {
                 XCTFail("flip at \(offset): not a ModelFileError: \(error)")
             }
         }
-        XCTAssertGreaterThan(failures, 0, "no corruption was detected at all")
+        XCTAssertEqual(failures, flips, "every flipped byte must be detected")
+    }
+
+    /// A named pipe is refused at once (opening it would block until a writer appears).
+    func testNamedPipeIsRefusedWithoutBlocking() throws {
+        let url = try temporaryDirectory(self).appendingPathComponent("model.h5")
+        XCTAssertEqual(mkfifo(url.path, 0o644), 0)
+        guard case .unreadable(_, let reason)? = readError(url) else { return XCTFail("\(String(describing: readError(url)))") }
+        XCTAssertTrue(reason.contains("not a regular file"), reason)
+    }
+
+    /// Files written before the header existed (HDF5 from offset 0) still read.
+    func testFilesWithoutTheHeaderStillRead() throws {
+        let directory = try temporaryDirectory(self)
+        let source = directory.appendingPathComponent("new.h5")
+        let model = sampleModel()
+        try model.write(to: source)
+        let bytes = try Data(contentsOf: source)
+        XCTAssertTrue(bytes.starts(with: Array("coach-model \(bytes.count) ".utf8)))
+        XCTAssertEqual(Array(bytes[512..<520]), [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A])
+        // An HDF5 file with the user block removed is what older Coach versions wrote: the
+        // addresses inside are relative to the superblock, so it stays a valid file.
+        let old = directory.appendingPathComponent("old.h5")
+        try bytes.dropFirst(512).write(to: old)
+        let read = try ModelFile.read(from: old)
+        func bits(_ file: ModelFile) -> [String: [UInt32]] { file.tensors.mapValues { $0.scalars.map(\.bitPattern) } }
+        XCTAssertEqual(bits(read), bits(try ModelFile.read(from: source)))
+        XCTAssertEqual(read.metadata.classLabels, model.metadata.classLabels)
     }
 
     func testHDF5FileWithoutFormatIsNotACoachModel() throws {

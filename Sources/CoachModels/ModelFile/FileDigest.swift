@@ -7,6 +7,11 @@ public enum FileDigest {
     ///
     /// Throws `ModelFileError.fileNotFound` or `.unreadable`.
     public static func sha256(ofFileAt url: URL) throws -> String {
+        try sha256(ofFileAt: url, from: 0)
+    }
+
+    /// The lowercase hex SHA-256 of the file at `url` from byte `offset` to its end.
+    public static func sha256(ofFileAt url: URL, from offset: Int) throws -> String {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw ModelFileError.fileNotFound(path: url.path)
         }
@@ -16,6 +21,7 @@ public enum FileDigest {
         defer { try? handle.close() }
         let hasher = try Hasher()
         do {
+            if offset > 0 { try handle.seek(toOffset: UInt64(offset)) }
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 try hasher.update(chunk)
             }

@@ -2,6 +2,10 @@ import CHDF5
 import CoachTensor
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Reads model files, turning every failure into a `ModelFileError` that names the file.
 enum ModelFileReader {
     /// What a model file holds.
@@ -22,7 +26,10 @@ enum ModelFileReader {
     /// Reads the file at `url`; weights only when `loadingTensors`.
     static func read(_ url: URL, loadingTensors: Bool) throws -> Contents {
         let path = url.path
-        let (prefix, size) = try sniff(path)
+        let (header, size) = try sniff(path)
+        try ModelFileHeader.verify(path: path, prefix: header, fileSize: size)
+        let hasHeader = ModelFileHeader.parse(header) != .absent
+        let prefix = hasHeader ? Array(header.dropFirst(ModelFileHeader.size)) : Array(header.prefix(64))
         return try HDF5Library.withLock {
             let isHDF5 = H5Fis_hdf5(path)
             if isHDF5 == 0 || (isHDF5 < 0 && !prefix.starts(with: signature)) {
@@ -56,7 +63,8 @@ enum ModelFileReader {
         }
     }
 
-    /// Checks the file exists and is a regular file; returns its first bytes and its size.
+    /// Checks the file exists and is a regular file (a FIFO would block the reader forever);
+    /// returns its first bytes (the header and the HDF5 signature after it) and its size.
     private static func sniff(_ path: String) throws -> (prefix: [UInt8], size: Int) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -65,12 +73,16 @@ enum ModelFileReader {
         guard !isDirectory.boolValue else {
             throw ModelFileError.unreadable(path: path, reason: "it is a folder, not a file")
         }
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw ModelFileError.unreadable(path: path, reason: "it is not a regular file (a pipe, socket or device)")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ModelFileError.unreadable(path: path, reason: "permission denied or I/O error")
         }
         defer { try? handle.close() }
         do {
-            let prefix = try handle.read(upToCount: 64) ?? Data()
+            let prefix = try handle.read(upToCount: ModelFileHeader.size + 64) ?? Data()
             let size = try handle.seekToEnd()
             return (Array(prefix), Int(size))
         } catch {

@@ -101,6 +101,7 @@ enum ModelFileWriter {
         let fileCreation = try HDF5Library.check(H5Pcreate(coach_H5P_FILE_CREATE()), "create file properties")
         defer { H5Pclose(fileCreation) }
         try HDF5Library.check(status: H5Pset_obj_track_times(fileCreation, false), "turn off time stamps")
+        try HDF5Library.check(status: H5Pset_userblock(fileCreation, hsize_t(ModelFileHeader.size)), "reserve the header")
         let fileAccess = try HDF5Library.check(H5Pcreate(coach_H5P_FILE_ACCESS()), "create access properties")
         defer { H5Pclose(fileAccess) }
         try HDF5Library.check(status: H5Pset_fapl_core(fileAccess, 1 << 20, false), "use an in-memory file")
@@ -127,7 +128,9 @@ enum ModelFileWriter {
             // Closing writes the final superblock; the core driver then hands the buffer
             // to `FileImageCapture`, which keeps a copy.
             try HDF5Library.check(status: H5Fclose(file), "finish the in-memory file")
-            return try capture.finishedImage()
+            var image = try capture.finishedImage()
+            try ModelFileHeader.stamp(&image)
+            return image
         }
     }
 
@@ -205,18 +208,22 @@ private final class FileImageCapture {
         Unmanaged<FileImageCapture>.fromOpaque(context).takeUnretainedValue()
     }
 
-    /// The closed file's bytes, cut to the end-of-file address its superblock records.
+    /// The closed file's bytes, cut to the end-of-file address its superblock records (the
+    /// superblock follows the user block reserved for `ModelFileHeader`).
     func finishedImage() throws -> [UInt8] {
         guard let image = closedImage else {
             throw HDF5Failure(operation: "collect the in-memory file", messages: ["HDF5 did not hand over the image"])
         }
         // Superblock version 2: signature (8), version, offset size, length size, flags,
-        // base address, extension address, end-of-file address (8 bytes each, little endian).
-        guard image.count >= 48, image.starts(with: ModelFileReader.signature), image[8] == 2, image[9] == 8 else {
+        // base address, extension address, end-of-file address (8 bytes each, little endian;
+        // the end of file is relative to the base address, the superblock's own position).
+        let start = ModelFileHeader.size
+        guard image.count >= start + 48, image[start...].starts(with: ModelFileReader.signature),
+              image[start + 8] == 2, image[start + 9] == 8 else {
             throw HDF5Failure(operation: "collect the in-memory file", messages: ["unexpected superblock"])
         }
-        let endOfFile = (0..<8).reduce(0) { $0 | Int(image[28 + $1]) << (8 * $1) }
-        guard endOfFile >= 48, endOfFile <= image.count else {
+        let endOfFile = start + (0..<8).reduce(0) { $0 | Int(image[start + 28 + $1]) << (8 * $1) }
+        guard endOfFile >= start + 48, endOfFile <= image.count else {
             throw HDF5Failure(operation: "collect the in-memory file",
                               messages: ["end of file \(endOfFile) outside the \(image.count)-byte image"])
         }
