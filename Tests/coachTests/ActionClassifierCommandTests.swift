@@ -43,6 +43,25 @@ final class ActionClassifierCommandTests: XCTestCase {
                                  "--seed", "3"] + extra)
     }
 
+    /// Progress and notes that cannot be written (stderr on a full device) are dropped: training
+    /// still finishes, writes its model and exits 0 (it used to trap in Foundation's FileHandle).
+    func testUnwritableStandardErrorDoesNotStopTraining() throws {
+        let directory = try temporaryDirectory(self)
+        let data = try Self.writeDataset(in: directory)
+        let model = directory.appendingPathComponent("quiet.h5")
+        let process = Process()
+        process.executableURL = try CoachExecutable.location()
+        process.arguments = ["train", "action-classifier", "--data", data.path, "--output", model.path,
+                             "--prediction-window", "16", "--max-iterations", "3", "--seed", "3"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try XCTUnwrap(FileHandle(forWritingAtPath: "/dev/full"))
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit)
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(try CoachExecutable.run(["inspect", model.path]).exitCode, 0)
+    }
+
     /// A model trained on bottom-left (Vision) keypoints records that origin; `evaluate` reads new
     /// data the same way without being told, and warns when told an origin that turns the poses
     /// upside down relative to training.

@@ -17,7 +17,7 @@ enum Console {
             if result < 0 && errno == EINTR { continue }
             guard result > 0 else {
                 let reason = String(cString: strerror(errno))
-                FileHandle.standardError.write(Data("error: cannot write the results to standard output: \(reason)\n".utf8))
+                writeDiagnostic("error: cannot write the results to standard output: \(reason)\n")
                 exit(74)
             }
             written += result
@@ -29,15 +29,29 @@ enum Console {
     static func finishStandardOutput() {
         if fflush(stdout) != 0 || ferror(stdout) != 0 {
             let reason = String(cString: strerror(errno))
-            FileHandle.standardError.write(Data("error: cannot write the results to standard output: \(reason)\n".utf8))
+            writeDiagnostic("error: cannot write the results to standard output: \(reason)\n")
             exit(74)
+        }
+    }
+
+    /// Writes `text` to stderr. Diagnostics that cannot be written (stderr closed, `/dev/full`)
+    /// are dropped: the command's own outcome — its output files and exit status — must not
+    /// depend on whether anyone reads its progress (Foundation's FileHandle traps on such errors).
+    static func writeDiagnostic(_ text: String) {
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let result = bytes[written...].withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else { return }
+            written += result
         }
     }
 
     /// Writes a line to stderr.
     static func note(_ line: String) {
         clearProgress()
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        writeDiagnostic((line + "\n"))
     }
 
     /// Writes a warning to stderr.
@@ -58,20 +72,20 @@ enum Console {
     /// `loggedProgressInterval` seconds.
     static func progress(_ line: String, phase: String) {
         if stderrIsTerminal {
-            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+            writeDiagnostic(("\r\u{1B}[K" + line))
             progressShown = true
             return
         }
         let now = Date().timeIntervalSinceReferenceDate
         if let last = lastLoggedProgress, last.phase == phase, now - last.time < loggedProgressInterval { return }
         lastLoggedProgress = (phase, now)
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        writeDiagnostic((line + "\n"))
     }
 
     /// Ends an in-place progress line.
     static func clearProgress() {
         if progressShown {
-            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            writeDiagnostic("\r\u{1B}[K")
             progressShown = false
         }
     }
