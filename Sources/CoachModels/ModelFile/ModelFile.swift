@@ -8,7 +8,8 @@ import Foundation
 /// - root attribute `format_version` — a 64-bit integer, currently 1;
 /// - root attribute `metadata` — UTF-8 JSON of `ModelMetadata`, keys sorted;
 /// - group `/weights` — one little-endian float32 dataset per tensor, named by its stable
-///   dotted parameter name (e.g. `blocks.3.depthwise.conv.weight`), shaped like the tensor.
+///   dotted parameter name (e.g. `blocks.3.depthwise.conv.weight`), shaped like the tensor;
+/// - before the HDF5 data, a 512-byte user block with `ModelFileHeader`'s checksum line.
 ///
 /// Writing is atomic (a temporary file in the same directory, then a rename) and
 /// deterministic: the same content always gives the same bytes.
