@@ -91,7 +91,8 @@ struct ActionTrainingOptions: ParsableArguments {
     /// Loads the data, prints the report, trains and writes the model; with `handJointsOnly`, the
     /// data must be hand poses (hand21, or custom joints that are all hand21 names).
     func train(handJointsOnly: Bool) throws {
-        try OutputGuard.checkModelOutput(output, task: .actionClassifier, overwrite: overwrite)
+        try OutputGuard.checkModelOutput(output, task: .actionClassifier, overwrite: overwrite, inputs: [data, annotations],
+                                         dataFolders: [data, OutputGuard.folder(of: annotations)])
         var configuration = ActionClassifierTrainingConfiguration()
         configuration.windowLength = predictionWindow
         configuration.frameRate = frameRate
@@ -126,6 +127,7 @@ struct ActionTrainingOptions: ParsableArguments {
         let outputURL = URL(fileURLWithPath: output)
         try FileManager.default.createDirectory(at: outputURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         let checkpoint = ActionClassifierTrainer.checkpointURL(for: outputURL)
+        try OutputGuard.checkCheckpoint(checkpoint)
         let result = try trainer.train(on: dataset, checkpoint: checkpoint, resume: resume)
         result.model.keypointOrigin = options.keypointOrigin
         try ActionTrainingOptions.write(result, to: outputURL, removing: checkpoint)

@@ -24,7 +24,7 @@ struct ImportBackboneCommand: ParsableCommand {
     var overwrite = false
 
     func run() throws {
-        try OutputGuard.checkModelOutput(output, task: .backbone, overwrite: overwrite)
+        try OutputGuard.checkModelOutput(output, task: .backbone, overwrite: overwrite, inputs: [checkpoint])
         let started = Date()
         let imported = try EfficientNetLite0Importer.importCheckpoint(at: URL(fileURLWithPath: checkpoint))
         let outputURL = URL(fileURLWithPath: output)

@@ -135,7 +135,8 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            try OutputGuard.checkModelOutput(output, task: .handPoseClassifier, overwrite: overwrite)
+            try OutputGuard.checkModelOutput(output, task: .handPoseClassifier, overwrite: overwrite, inputs: [data],
+                                             dataFolders: [data, OutputGuard.folder(of: data)])
             var configuration = HandPoseClassifierTrainingConfiguration()
             configuration.augmentations = PoseAugmentation.parseList(augment).augmentations
             configuration.chirality = ChiralityHandling(name: chirality) ?? .mirrorLeftHands
@@ -160,6 +161,7 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
             let outputURL = URL(fileURLWithPath: output)
             try FileManager.default.createDirectory(at: outputURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             let checkpoint = HandPoseClassifierTrainer.checkpointURL(for: outputURL)
+            try OutputGuard.checkCheckpoint(checkpoint)
             let result = try trainer.train(on: set, checkpoint: checkpoint, resume: resume)
             try ActionTrainingOptions.write(result, to: outputURL, removing: checkpoint)
         }

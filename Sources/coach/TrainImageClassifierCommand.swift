@@ -89,7 +89,8 @@ struct TrainImageClassifierCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            try OutputGuard.checkModelOutput(output, task: .imageClassifier, overwrite: overwrite)
+            try OutputGuard.checkModelOutput(output, task: .imageClassifier, overwrite: overwrite,
+                                             inputs: [data, backbone ?? Backbone.defaultLocation()?.path], dataFolders: [data])
             var configuration = ImageClassifierTrainingConfiguration()
             configuration.classifier = classifier
             configuration.maximumIterations = maxIterations

@@ -110,7 +110,10 @@ struct TrainObjectDetectorCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            try OutputGuard.checkModelOutput(output, task: .objectDetector, overwrite: overwrite)
+            try OutputGuard.checkModelOutput(output, task: .objectDetector, overwrite: overwrite,
+                                             inputs: [annotations, validationAnnotations, backbone ?? Backbone.defaultLocation()?.path],
+                                             dataFolders: [annotations, OutputGuard.folder(of: annotations), validationAnnotations,
+                                                           OutputGuard.folder(of: validationAnnotations)])
             let configuration = trainingConfiguration
             _ = try AugmentationPipeline(parsing: configuration.augmentations.joined(separator: ","))
             var training = try DetectionDataset.load(from: URL(fileURLWithPath: annotations))
@@ -134,6 +137,7 @@ struct TrainObjectDetectorCommand: ParsableCommand {
             }
             let backboneModel = try loadBackbone(backbone)
             let outputURL = URL(fileURLWithPath: output)
+            try OutputGuard.checkCheckpoint(ObjectDetectorTrainer.checkpointURL(for: outputURL))
             let result = try ObjectDetectorTrainer.train(
                 training: training, validation: validation, backbone: backboneModel, configuration: configuration,
                 checkpoint: ObjectDetectorTrainer.checkpointURL(for: outputURL), resume: resume,

@@ -12,10 +12,40 @@ final class OutputGuardTests: XCTestCase {
         let table = folder.appendingPathComponent("poses.csv")
         let text = "label,wrist_x,wrist_y\nopen,0.1,0.2\nfist,0.3,0.4\n"
         try Data(text.utf8).write(to: table)
-        let result = try CoachExecutable.run(["train", "hand-pose-classifier", "--data", table.path, "--output", table.path, "--quiet"])
+        // The training data itself: refused, even with --overwrite.
+        for extra in [[], ["--overwrite"]] {
+            let result = try CoachExecutable.run(["train", "hand-pose-classifier", "--data", table.path, "--output", table.path, "--quiet"] + extra)
+            XCTAssertNotEqual(result.exitCode, 0)
+            XCTAssertTrue(result.standardError.contains("is one of this command's inputs"), result.standardError)
+            XCTAssertEqual(try String(contentsOf: table, encoding: .utf8), text)
+        }
+        // Another file: refused, naming --overwrite.
+        let notes = folder.appendingPathComponent("notes.txt")
+        try Data("keep me".utf8).write(to: notes)
+        let result = try CoachExecutable.run(["train", "hand-pose-classifier", "--data", table.path, "--output", notes.path, "--quiet"])
         XCTAssertNotEqual(result.exitCode, 0)
         XCTAssertTrue(result.standardError.contains("is not a Coach model") && result.standardError.contains("--overwrite"), result.standardError)
-        XCTAssertEqual(try String(contentsOf: table, encoding: .utf8), text)
+        XCTAssertEqual(try String(contentsOf: notes, encoding: .utf8), "keep me")
+
+        // A clip inside the training folder: refused even with --overwrite.
+        let clips = try ActionClassifierCommandTests.writeDataset(in: folder)
+        let clip = clips.appendingPathComponent("circle/clip-1.csv")
+        let clipText = try String(contentsOf: clip, encoding: .utf8)
+        let intoData = try CoachExecutable.run(["train", "action-classifier", "--data", clips.path, "--output", clip.path,
+                                                "--overwrite", "--quiet"])
+        XCTAssertNotEqual(intoData.exitCode, 0)
+        XCTAssertTrue(intoData.standardError.contains("inside this command's data"), intoData.standardError)
+        XCTAssertEqual(try String(contentsOf: clip, encoding: .utf8), clipText)
+
+        // Something that is not a checkpoint where the checkpoint goes: refused, kept.
+        let victim = folder.appendingPathComponent("victim.checkpoint.h5")
+        try Data("keep me".utf8).write(to: victim)
+        let overCheckpoint = try CoachExecutable.run(["train", "action-classifier", "--data", clips.path, "--output",
+                                                      folder.appendingPathComponent("victim.h5").path, "--prediction-window", "16",
+                                                      "--max-iterations", "2", "--quiet"])
+        XCTAssertNotEqual(overCheckpoint.exitCode, 0)
+        XCTAssertTrue(overCheckpoint.standardError.contains("is where this run keeps its checkpoint"), overCheckpoint.standardError)
+        XCTAssertEqual(try String(contentsOf: victim, encoding: .utf8), "keep me")
 
         let directory = folder.appendingPathComponent("out.h5")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
