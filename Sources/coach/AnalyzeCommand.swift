@@ -82,6 +82,16 @@ struct AnalyzeCommand: ParsableCommand {
             try OutputGuard.checkFileOutput(draw, option: "--draw", inputs: [video], overwrite: overwrite)
         }
         if let stylePoints { _ = try Self.parseStylePoints(stylePoints) }
+        if let frames {
+            let target = OutputGuard.resolved(frames), input = OutputGuard.resolved(video)
+            if target == input || target.hasPrefix(input + "/") {
+                throw ValidationError("--frames \(frames) is the input's own folder of frames: choose another folder")
+            }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: frames, isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw ValidationError("--frames \(frames) is a file: name a folder for the key frames")
+            }
+        }
         if let problem = PoseLimits.frameRateProblem(frameRate) { throw ValidationError("--frame-rate \(problem)") }
         for (option, path) in [("--detector", detector), ("--classifier", classifier), ("--poses", poses)] {
             if let path, !FileManager.default.fileExists(atPath: path) { throw ValidationError("\(option): no such file: \(path)") }
@@ -94,6 +104,9 @@ struct AnalyzeCommand: ParsableCommand {
               [x, y, w, h].allSatisfy(\.isFinite), w > 0, h > 0 else {
             throw ValidationError("--board-box must be four numbers x,y,width,height in pixels with a positive width and height (got '\(text)')")
         }
+        guard w >= 16, h >= 4, x >= 0, y >= 0 else {
+            throw ValidationError("--board-box \(text): a board is at least 16×4 pixels and starts inside the frame (x, y ≥ 0); give its box in the video's pixels")
+        }
         return PixelBox(x: x, y: y, width: w, height: h)
     }
 
@@ -103,6 +116,9 @@ struct AnalyzeCommand: ParsableCommand {
             let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard pair.count == 2, !pair[0].isEmpty, let points = Int(pair[1]), abs(points) <= 1000 else {
                 throw ValidationError("--style-points takes type=points pairs, e.g. underleg=1,overhand=0 (got '\(item)')")
+            }
+            guard result[pair[0]] == nil else {
+                throw ValidationError("--style-points gives '\(pair[0])' twice (got '\(text)')")
             }
             result[pair[0]] = points
         }

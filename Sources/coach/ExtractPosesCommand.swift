@@ -80,6 +80,16 @@ struct ExtractPosesCommand: ParsableCommand {
         if !missing.isEmpty { throw ValidationError("no such file or folder: " + missing.joined(separator: ", ")) }
         // Refused before any work: an output that would replace an input, a folder or (without --overwrite) a file.
         if let draw { try OutputGuard.checkFileOutput(draw, option: "--draw", inputs: inputs, overwrite: overwrite) }
+        // Two inputs with one stem (y.png and y.jpg, a/x.mp4 and b/x.mp4) would write one clip.
+        let destinations = inputs.compactMap { input in destination(for: URL(fileURLWithPath: input)).map { ($0.path, input) } }
+        let shared = Dictionary(grouping: destinations, by: \.0).filter { $0.value.count > 1 }
+        if inputs.count > 1, !shared.isEmpty {
+            let lines = shared.keys.sorted().map { "  \($0) <- \(shared[$0]!.map(\.1).joined(separator: ", "))" }
+            throw ValidationError("several inputs would write the same clip (rename them or run them apart):\n" + lines.joined(separator: "\n"))
+        }
+        if let draw, OutputGuard.resolved(draw) == destinations.first.map({ OutputGuard.resolved($0.0) }) {
+            throw ValidationError("--draw \(draw) and --output name the same file: choose two paths")
+        }
         for input in inputs {
             if let url = destination(for: URL(fileURLWithPath: input)) {
                 try OutputGuard.checkFileOutput(url.path, option: "--output", inputs: inputs, overwrite: overwrite)

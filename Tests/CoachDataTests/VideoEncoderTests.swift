@@ -31,6 +31,24 @@ final class VideoEncoderTests: XCTestCase {
         XCTAssertEqual(Int(outside.green), 120, accuracy: 12)
     }
 
+    /// The partial file of a writer that was killed is removed by the next write to that path;
+    /// a partial of a process that still runs (this one) is left alone.
+    func testPartialsOfKilledWritersAreRemoved() throws {
+        let directory = try temporaryDirectory(self)
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        let stale = directory.appendingPathComponent(".clip.partial-\(finished.processIdentifier).mp4")
+        let running = directory.appendingPathComponent(".clip.partial-\(getppid()).mp4")
+        for url in [stale, running] { try Data("half a video".utf8).write(to: url) }
+        let encoder = try VideoEncoder(writingTo: directory.appendingPathComponent("clip.mp4"), width: 64, height: 64, frameRate: 30)
+        try encoder.append(RGBImage(width: 64, height: 64, color: .white))
+        try encoder.finish()
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        XCTAssertEqual(names, ["clip.mp4", running.lastPathComponent])
+    }
+
     func testBadSizesAndPlacesAreClearErrors() throws {
         let directory = try temporaryDirectory(self)
         XCTAssertThrowsError(try VideoEncoder(writingTo: directory.appendingPathComponent("a.mp4"), width: 1, height: 1, frameRate: 30)) {

@@ -40,7 +40,7 @@ final class AnalyzeCommandTests: XCTestCase {
 
     func testUnplayableInputsAreClearErrors() throws {
         let directory = try temporaryDirectory(self)
-        let missing = try CoachExecutable.run(["analyze", directory.appendingPathComponent("none.mp4").path, "--board-box", "1,1,5,5"])
+        let missing = try CoachExecutable.run(["analyze", directory.appendingPathComponent("none.mp4").path, "--board-box", "1,1,50,20"])
         XCTAssertNotEqual(missing.exitCode, 0)
         XCTAssertTrue(missing.standardError.contains("none.mp4"), missing.standardError)
         let video = directory.appendingPathComponent("blank.mp4")
@@ -48,10 +48,28 @@ final class AnalyzeCommandTests: XCTestCase {
         let neither = try CoachExecutable.run(["analyze", video.path])
         XCTAssertNotEqual(neither.exitCode, 0)
         XCTAssertTrue(neither.standardError.contains("--board-box"), neither.standardError)
-        let corrupt = try CoachExecutable.run(["analyze", video.path, "--board-box", "1,1,5,5", "--poses", video.path])
+        let corrupt = try CoachExecutable.run(["analyze", video.path, "--board-box", "1,1,50,20", "--poses", video.path])
         XCTAssertNotEqual(corrupt.exitCode, 0)
         XCTAssertFalse(corrupt.standardError.contains("Fatal error"), corrupt.standardError)
         let badBox = try CoachExecutable.run(["analyze", video.path, "--board-box", "1,2,nan,4"])
         XCTAssertTrue(badBox.standardError.contains("--board-box must be four numbers"), badBox.standardError)
+        let tinyBox = try CoachExecutable.run(["analyze", video.path, "--board-box", "0,0,1,1"])
+        XCTAssertTrue(tinyBox.standardError.contains("a board is at least 16×4 pixels"), tinyBox.standardError)
+        let twice = try CoachExecutable.run(["analyze", video.path, "--board-box", "1,1,50,20", "--style-points", "underleg=1,underleg=2"])
+        XCTAssertTrue(twice.standardError.contains("gives 'underleg' twice"), twice.standardError)
+    }
+
+    /// Key frames never go into the folder of frames being analysed (they would become input).
+    func testKeyFramesStayOutOfTheInputFolder() throws {
+        let directory = try temporaryDirectory(self)
+        let frames = directory.appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        try Data("a frame".utf8).write(to: frames.appendingPathComponent("0001.png"))   // refused before it is read
+        for target in [frames, frames.appendingPathComponent("keys")] {
+            let result = try CoachExecutable.run(["analyze", frames.path, "--board-box", "1,1,50,20", "--frames", target.path])
+            XCTAssertNotEqual(result.exitCode, 0)
+            XCTAssertTrue(result.standardError.contains("the input's own folder of frames"), result.standardError)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: frames.path), ["0001.png"])
     }
 }

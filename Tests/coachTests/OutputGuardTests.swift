@@ -108,6 +108,23 @@ final class ThresholdValidationTests: XCTestCase {
 
 /// `coach extract-poses` end to end on a real photo: the clip, the drawing, and no overwriting.
 final class ExtractPosesCommandTests: XCTestCase {
+    /// Two inputs that would write one clip (same name, other folder or extension) are refused
+    /// before any work, naming both, instead of the second silently replacing the first.
+    func testInputsWithOneNameAreRefused() throws {
+        let directory = try temporaryDirectory(self)
+        let inputs = ["a/x.png", "b/x.png", "b/y.png", "b/y.jpg"].map { directory.appendingPathComponent($0) }
+        for url in inputs {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("a photo".utf8).write(to: url)
+        }
+        let result = try CoachExecutable.run(["extract-poses"] + inputs.map(\.path) + ["--output", directory.appendingPathComponent("clips").path])
+        XCTAssertNotEqual(result.exitCode, 0)
+        for fragment in ["would write the same clip", "x.csv <- ", "y.csv <- ", inputs[2].path, inputs[3].path] {
+            XCTAssertTrue(result.standardError.contains(fragment), "\(fragment): \(result.standardError)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("clips").path))
+    }
+
     func testPhotoToClipAndNoOverwriting() throws {
         let models = SharedData.repositoryRoot.appendingPathComponent("models/pose")
         guard FileManager.default.fileExists(atPath: models.appendingPathComponent("body-landmarks.h5").path) else {

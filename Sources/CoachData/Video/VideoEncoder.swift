@@ -1,6 +1,10 @@
 import CVideo
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Writes RGB frames into a video file (H.264 in MP4/MOV/MKV when FFmpeg has libx264, else
 /// MPEG-4 part 2), atomically: frames go to a temporary file beside the destination, which
 /// `finish()` renames into place, so an interrupted run never leaves a half-written video there.
@@ -27,6 +31,7 @@ public final class VideoEncoder {
         self.width = width
         self.height = height
         let name = ".\(url.deletingPathExtension().lastPathComponent).partial-\(ProcessInfo.processInfo.processIdentifier)"
+        VideoEncoder.removeStalePartials(of: url)
         temporaryURL = url.deletingLastPathComponent().appendingPathComponent(name).appendingPathExtension(url.pathExtension)
         var message = [CChar](repeating: 0, count: Int(COACH_VIDEO_MESSAGE_CAPACITY))
         var opened: OpaquePointer?
@@ -38,6 +43,18 @@ public final class VideoEncoder {
             throw VideoError.unwritable(path: url.path, reason: String(cString: message))
         }
         handle = opened
+    }
+
+    /// Removes `.<name>.partial-<pid>.<ext>` files that a killed writer of `url` left behind (their
+    /// process no longer runs); a running writer's file is left alone.
+    static func removeStalePartials(of url: URL) {
+        let directory = url.deletingLastPathComponent()
+        let prefix = ".\(url.deletingPathExtension().lastPathComponent).partial-", suffix = "." + url.pathExtension
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(suffix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).dropLast(suffix.count)), pid > 0 else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(at: directory.appendingPathComponent(name)) }
+        }
     }
 
     deinit {
