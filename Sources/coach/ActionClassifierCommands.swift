@@ -21,6 +21,11 @@ enum ActionClassifierCommands: TaskCommandHandler {
         return PoseReadingOptions(frameRate: frameRate ?? model.frameRate, keypointOrigin: origin)
     }
 
+    /// Whether any frame of `sequence` has a detected keypoint.
+    static func hasDetectedJoints(_ sequence: PoseSequence) -> Bool {
+        sequence.frames.contains { frame in frame.keypoints.contains { ($0?.confidence ?? 0) > 0 } }
+    }
+
     static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
         guard (data.data == nil) != (data.annotations == nil) else {
             throw ValidationError("give the labeled data with exactly one of --data DIR|TABLE.csv or --annotations FILE")
@@ -32,6 +37,13 @@ enum ActionClassifierCommands: TaskCommandHandler {
         let dataset = data.data != nil ? try PoseDataset.load(source, options: options)
                                        : try PoseDataset.loadAnnotations(source, options: options)
         warnIfUpsideDown(model, sequences: dataset.examples.map(\.sequence), origin: options.keypointOrigin)
+        let empty = dataset.examples.filter { !hasDetectedJoints($0.sequence) }
+        if empty.count == dataset.examples.count {
+            throw ValidationError("\(source.path): no segment has a detected joint (every keypoint is empty or has confidence 0): nothing to evaluate")
+        }
+        if !empty.isEmpty {
+            Console.warning("\(empty.count) of \(dataset.examples.count) segments have no detected joint (e.g. \(empty[0].sequence.source.description)); they are scored on the model's guess for empty input")
+        }
         let evaluation = try ActionClassifierEvaluation.evaluate(model, on: dataset, observer: Console.observer(quiet: json))
         if json {
             try Console.printJSON(evaluation)
@@ -77,6 +89,10 @@ enum ActionClassifierCommands: TaskCommandHandler {
         var results: [ClipPredictions] = []
         let sequences = try options.inputs.map { try PoseClipReader.read(URL(fileURLWithPath: $0), options: reading) }
         warnIfUpsideDown(classifier.model, sequences: sequences, origin: reading.keypointOrigin)
+        let empty = zip(options.inputs, sequences).filter { !hasDetectedJoints($0.1) }.map(\.0)
+        if !empty.isEmpty {
+            throw ValidationError("no joint is detected in \(empty.joined(separator: ", ")) (every keypoint is empty or has confidence 0): nothing to classify")
+        }
         for (input, sequence) in zip(options.inputs, sequences) {
             let predictions = try classifier.predictions(for: sequence)
             let windows = predictions.map { p in

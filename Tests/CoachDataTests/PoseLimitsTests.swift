@@ -34,6 +34,27 @@ final class PoseLimitsTests: XCTestCase {
         XCTAssertNil(PoseLimits.frameRateProblem(30))
     }
 
+    /// Coordinates of 1e300 (infinite as float32) and hexadecimal numbers are errors naming the
+    /// line or JSON path; a JSON `frameRate` is held to the same bounds as `--frame-rate`.
+    func testHugeCoordinatesHexNumbersAndJSONFrameRates() throws {
+        let csv = try write("time,nose_x,nose_y\n0,0.5,0.5\n0.1,1e300,0.5\n0.2,0x1p-1,0.5\n", "clip.csv")
+        XCTAssertThrowsError(try PoseClipReader.read(csv)) { error in
+            let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            XCTAssertTrue(text.contains("clip.csv:3:") && text.contains("beyond"), text)
+            XCTAssertTrue(text.contains("clip.csv:4:") && text.contains("'0x1p-1' is not a number"), text)
+        }
+        let huge = try write(#"{"joints": ["nose"], "frames": [{"time": 0, "keypoints": [[1e300, 0.5, 1]]}]}"#, "huge.json")
+        XCTAssertThrowsError(try PoseClipReader.read(huge)) { error in
+            XCTAssertTrue(((error as? LocalizedError)?.errorDescription ?? "").contains("frames[0].keypoints"), "\(error)")
+        }
+        for rate in ["1e300", "1e-300", "1.2e29"] {
+            let json = try write(#"{"frameRate": \#(rate), "joints": ["nose"], "frames": [{"keypoints": [[0.5, 0.5, 1]]}]}"#, "rate.json")
+            XCTAssertThrowsError(try PoseClipReader.read(json), rate) { error in
+                XCTAssertTrue(((error as? LocalizedError)?.errorDescription ?? "").contains("frameRate"), "\(error)")
+            }
+        }
+    }
+
     /// A clip whose time jumps by a million seconds resamples to frames on both sides only —
     /// output proportional to the input, nothing invented across the pause.
     func testResamplingSkipsLongPauses() {

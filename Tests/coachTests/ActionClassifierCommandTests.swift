@@ -43,6 +43,20 @@ final class ActionClassifierCommandTests: XCTestCase {
                                  "--seed", "3"] + extra)
     }
 
+    /// A clip in which no joint was ever detected is refused by predict (naming it) rather than
+    /// given a confident label.
+    func testClipsWithoutDetectedJointsAreRefused() throws {
+        let directory = try temporaryDirectory(self)
+        let data = try Self.writeDataset(in: directory)
+        let model = directory.appendingPathComponent("m.h5")
+        XCTAssertEqual(try train(data, output: model).exitCode, 0)
+        let empty = directory.appendingPathComponent("empty.csv")
+        try Data("time,hand_x,hand_y,elbow_x,elbow_y,shoulder_x,shoulder_y\n0,,,,,,\n0.1,,,,,,\n".utf8).write(to: empty)
+        let result = try CoachExecutable.run(["predict", model.path, empty.path])
+        XCTAssertNotEqual(result.exitCode, 0)
+        XCTAssertTrue(result.standardError.contains("no joint is detected in \(empty.path)"), result.standardError)
+    }
+
     /// Progress and notes that cannot be written (stderr on a full device) are dropped: training
     /// still finishes, writes its model and exits 0 (it used to trap in Foundation's FileHandle).
     func testUnwritableStandardErrorDoesNotStopTraining() throws {

@@ -12,7 +12,9 @@ extension PoseClipReader {
         var frameRate = options.frameRate
         var declaredRate: Double? = nil
         if let value = object["frameRate"], !(value is NSNull) {
-            if let rate = PoseJSON.number(value), rate > 0, rate.isFinite {
+            if let rate = PoseJSON.number(value), let problem = PoseLimits.frameRateProblem(rate) {
+                log.add(file, jsonPath: "frameRate", problem)
+            } else if let rate = PoseJSON.number(value) {
                 frameRate = rate
                 declaredRate = rate
             } else {
@@ -119,10 +121,10 @@ extension PoseClipReader {
                 }
                 var numbers: [Double] = []
                 for (c, channel) in channels.enumerated() {
-                    if let number = PoseJSON.number(channel), number.isFinite {
+                    if let number = PoseJSON.number(channel), number.isFinite, abs(number) <= PoseLimits.numberMagnitude {
                         numbers.append(number)
                     } else {
-                        log.add(file, jsonPath: "\(keypointPath)[\(c)]", "is \(PoseJSON.typeName(channel)): expected a finite number")
+                        log.add(file, jsonPath: "\(keypointPath)[\(c)]", "is \(PoseJSON.typeName(channel)): expected a finite number within ±\(PoseLimits.numberMagnitude)")
                     }
                 }
                 guard numbers.count == channels.count else { continue }

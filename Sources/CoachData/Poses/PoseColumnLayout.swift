@@ -137,6 +137,10 @@ struct PoseColumnLayout {
             log.add(file, line: line, "column '\(columnName)': '\(text)' is not finite: expected a finite number, or an empty cell for a joint not detected")
             return nil
         }
+        guard abs(value) <= PoseLimits.numberMagnitude else {
+            log.add(file, line: line, "column '\(columnName)': '\(text)' is beyond ±\(PoseLimits.numberMagnitude): expected a coordinate, time or confidence")
+            return nil
+        }
         return value
     }
 }
@@ -148,9 +152,16 @@ func isEmptyCell(_ text: String) -> Bool {
 
 /// Parses a decimal number, allowing surrounding spaces.
 func parseNumber(_ text: String) -> Double? {
-    if let value = Double(text) { return value }
+    // Decimal only: Swift's Double(_:) also reads hexadecimal ("0x1p-1") and "nan"/"inf" spellings.
+    func decimal(_ text: String) -> Double? {
+        guard !text.utf8.contains(where: { $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") || $0 == UInt8(ascii: "p") || $0 == UInt8(ascii: "P") }) else {
+            return nil
+        }
+        return Double(text)
+    }
+    if let value = decimal(text) { return value }
     let trimmed = text.trimmingCharacters(in: .whitespaces)
-    return trimmed == text ? nil : Double(trimmed)
+    return trimmed == text ? nil : decimal(trimmed)
 }
 
 /// `text` without leading and trailing spaces and tabs (fast when there are none, as in most cells).

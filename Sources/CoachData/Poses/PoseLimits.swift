@@ -5,6 +5,9 @@ public enum PoseLimits {
     public static let frameRates: ClosedRange<Double> = 0.1...1_000
     /// Frames per classifier window.
     public static let windowLengths: ClosedRange<Int> = 1...10_000
+    /// The largest magnitude of any number in a pose file (coordinates in pixels or metres,
+    /// times, confidences): larger ones overflow float32 or every computation after them.
+    public static let numberMagnitude: Double = 1e9
     /// Seconds a frame's time may be from zero (about 115 days).
     public static let timeMagnitude: Double = 10_000_000
     /// A pause longer than this between two frames is left out when a clip is resampled: no
