@@ -7,7 +7,13 @@ struct Coach: ParsableCommand {
     /// Entry point: picks the fastest BLAS kernels for this CPU, then parses the command line.
     static func main() {
         BLASConfiguration.relaunchIfFasterKernelsAvailable()
-        Self.main(nil)
+        do {
+            var command = try parseAsRoot(nil)
+            try command.run()
+        } catch {
+            Console.finishStandardOutput()
+            exit(withError: FileErrorDescription.readable(error))
+        }
         Console.finishStandardOutput()
     }
 

@@ -53,7 +53,9 @@ struct ExportCommand: ParsableCommand {
         try reportingErrors {
             let data = try ModelExporter.export(modelAt: URL(fileURLWithPath: model), format: format,
                                                 backbone: backbone.map { URL(fileURLWithPath: $0) })
-            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
+            let outputURL = URL(fileURLWithPath: output)
+            try FileManager.default.createDirectory(at: outputURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: outputURL, options: .atomic)
             Console.print("wrote \(output) (\(format.displayName), \(data.count) bytes)")
         }
     }

@@ -162,6 +162,15 @@ final class ExtractPosesCommandTests: XCTestCase {
 
 /// A result that cannot be written is an error, not a silent success (issue 14: `coach inspect > /dev/full` exited 0).
 final class WriteErrorTests: XCTestCase {
+    /// A file system error names the file and the problem in words, never Foundation's
+    /// "Error Domain=NSCocoaErrorDomain Code=512".
+    func testFileErrorsNameTheFile() throws {
+        let result = try CoachExecutable.run(["generate-samples", "--only", "throws", "--output", "/dev/full"])
+        XCTAssertNotEqual(result.exitCode, 0)
+        XCTAssertFalse(result.standardError.contains("NSCocoaErrorDomain"), result.standardError)
+        XCTAssertTrue(result.standardError.contains("'/dev/full"), result.standardError)
+    }
+
     func testFullStandardOutputFails() throws {
         let folder = try temporaryDirectory(self)
         let model = folder.appendingPathComponent("m.h5")

@@ -14,7 +14,8 @@ func reportingErrors(_ body: () throws -> Void) throws {
     } catch let error as CleanExit {
         throw error
     } catch {
-        Console.error((error as? LocalizedError)?.errorDescription ?? "\(error)")
+        let readable = FileErrorDescription.readable(error)
+        Console.error((readable as? LocalizedError)?.errorDescription ?? "\(readable)")
         throw ExitCode.failure
     }
 }
