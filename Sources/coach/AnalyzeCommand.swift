@@ -212,7 +212,10 @@ struct AnalyzeCommand: ParsableCommand {
         let last = game.finish()
         if let encoder {
             try encoder.finish()
-            if !json { Console.note("drew \(encoder.frameCount) frames into \(encoder.url.path)") }
+            if !json {
+                Console.note("drew \(encoder.frameCount) frames into \(encoder.url.path)"
+                             + (game.problem == nil ? "" : " (the analysis did not get through the game: the video shows how far it got)"))
+            }
         }
         if !json { Console.clearProgress(); for event in last { Console.note(Self.describe(event)) } }
         let seconds = Date().timeIntervalSince(started)
@@ -220,6 +223,8 @@ struct AnalyzeCommand: ParsableCommand {
                                 total: game.total, problem: game.problem?.errorDescription)
         if json {
             try Console.printJSON(report)
+        } else if game.problem != nil && game.throwRecords.isEmpty {
+            // No score to show: a "total: 0 points" would read as a game played and lost.
         } else {
             Console.print(Self.table(game.throwRecords))
             Console.print("total: \(game.total) point\(game.total == 1 ? "" : "s") in \(game.throwRecords.count) throw\(game.throwRecords.count == 1 ? "" : "s")"

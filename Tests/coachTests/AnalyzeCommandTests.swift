@@ -1,3 +1,4 @@
+import CoachData
 import Foundation
 import TestSupport
 import XCTest
@@ -57,6 +58,24 @@ final class AnalyzeCommandTests: XCTestCase {
         XCTAssertTrue(tinyBox.standardError.contains("a board is at least 16×4 pixels"), tinyBox.standardError)
         let twice = try CoachExecutable.run(["analyze", video.path, "--board-box", "1,1,50,20", "--style-points", "underleg=1,underleg=2"])
         XCTAssertTrue(twice.standardError.contains("gives 'underleg' twice"), twice.standardError)
+    }
+
+    /// A game that could not be played prints why, not a score: no "total: 0 points" beside the error.
+    func testUnplayedGamePrintsNoScore() throws {
+        let directory = try temporaryDirectory(self)
+        let frames = directory.appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        var image = RGBImage(width: 160, height: 120, color: RGBColor(red: 40, green: 110, blue: 50))
+        image.fillRectangle(x0: 50, y0: 70, x1: 110, y1: 85, color: RGBColor(red: 200, green: 170, blue: 120))
+        for index in 0..<24 { try image.writePNG(to: frames.appendingPathComponent(String(format: "%04d.png", index))) }
+        let poses = directory.appendingPathComponent("nobody.csv")
+        let header = ["time"] + JointSet.body18.names.flatMap { ["\($0)_x", "\($0)_y"] }
+        let empty = String(repeating: ",", count: 2 * JointSet.body18.count)
+        try Data((header.joined(separator: ",") + "\n0\(empty)\n0.5\(empty)\n").utf8).write(to: poses)
+        let result = try CoachExecutable.run(["analyze", frames.path, "--board-box", "50,70,60,15", "--poses", poses.path])
+        XCTAssertNotEqual(result.exitCode, 0)
+        XCTAssertFalse(result.standardOutput.contains("total:"), result.standardOutput)
+        XCTAssertTrue(result.standardError.contains("player"), result.standardError)
     }
 
     /// Key frames never go into the folder of frames being analysed (they would become input).
