@@ -19,6 +19,28 @@ public enum DataFiles {
         }
     }
 
+    /// Why `url` cannot be read as a data file, in words (links followed), or nil when it is a
+    /// regular file: a folder, a named pipe (reading one would block), a socket or device, a loop
+    /// of symbolic links, a link to nothing, or a missing file. Checked before opening, so a pipe
+    /// is never opened and the reason is the real one, not Foundation's "permission denied".
+    public static func problem(with url: URL) -> String? {
+        var status = stat()
+        guard stat(url.path, &status) == 0 else {
+            let error = errno
+            var link = stat()
+            if error == ELOOP { return "it is a loop of symbolic links" }
+            if error == ENOENT && lstat(url.path, &link) == 0 { return "it is a symbolic link to nothing" }
+            return error == ENOENT ? "no such file" : String(cString: strerror(error))
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "it is a folder, not a file"
+        case S_IFIFO: return "it is a named pipe (FIFO), not a file"
+        case S_IFSOCK: return "it is a socket, not a file"
+        default: return "it is a device, not a file"
+        }
+    }
+
     /// Whether `url` is a real folder (not a link to one).
     public static func isRealFolder(_ url: URL) -> Bool { kind(of: url) == .directory }
 

@@ -177,12 +177,8 @@ public enum ImageDecoder {
     }
 
     static func readFile(_ url: URL) throws -> Data {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw ImageError.unreadableFile(path: url.path, reason: "no such file")
-        }
-        if isDirectory.boolValue {
-            throw ImageError.unreadableFile(path: url.path, reason: "it is a directory")
+        if let problem = DataFiles.problem(with: url) {
+            throw ImageError.unreadableFile(path: url.path, reason: problem)
         }
         do {
             return try Data(contentsOf: url, options: .mappedIfSafe)

@@ -144,6 +144,19 @@ final class ImageDecodingErrorTests: XCTestCase {
         XCTAssertThrowsError(try RGBImage(contentsOf: directory)) { error in
             guard case .unreadableFile? = error as? ImageError else { return XCTFail("\(error)") }
         }
+        // A named pipe, a link loop and a dangling link say what they are (and the pipe is not
+        // opened, which would block), where Foundation said "permission" or "no such file".
+        let pipe = directory.appendingPathComponent("pipe.jpg"), loop = directory.appendingPathComponent("loop.jpg")
+        let dangling = directory.appendingPathComponent("dangling.jpg")
+        XCTAssertEqual(mkfifo(pipe.path, 0o644), 0)
+        try FileManager.default.createSymbolicLink(atPath: loop.path, withDestinationPath: loop.path)
+        try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: "nowhere.jpg")
+        for (url, reason) in [(pipe, "named pipe"), (loop, "loop of symbolic links"), (dangling, "symbolic link to nothing")] {
+            XCTAssertThrowsError(try RGBImage(contentsOf: url)) { error in
+                let message = (error as? ImageError)?.errorDescription ?? "\(error)"
+                XCTAssertTrue(message.contains(reason) && message.contains(url.lastPathComponent), message)
+            }
+        }
     }
 
     /// Every prefix of a small JPEG and PNG either decodes completely or throws: no crash.

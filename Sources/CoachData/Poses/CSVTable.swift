@@ -25,6 +25,10 @@ struct CSVTable {
     /// or its header is unusable. Header names are trimmed of surrounding spaces.
     static func read(_ file: URL, log: inout PoseProblemLog) -> CSVTable? {
         let data: Data
+        if let problem = DataFiles.problem(with: file) {
+            log.add(file, "cannot be read (\(problem)): expected a readable CSV file")
+            return nil
+        }
         do {
             data = try Data(contentsOf: file)
         } catch {

@@ -8,6 +8,10 @@ enum PoseJSON {
     /// The parsed top-level value of `file`, or nil with the problem logged (unreadable, empty, not JSON).
     static func read(_ file: URL, log: inout PoseProblemLog) -> Any? {
         let data: Data
+        if let problem = DataFiles.problem(with: file) {
+            log.add(file, "cannot be read (\(problem)): expected a readable JSON file")
+            return nil
+        }
         do {
             data = try Data(contentsOf: file)
         } catch {
