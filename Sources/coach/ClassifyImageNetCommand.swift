@@ -24,7 +24,7 @@ struct ClassifyImageNetCommand: ParsableCommand {
     @Option(help: "How many labels to show per image.")
     var top: Int = 5
 
-    @Option(help: "The imported backbone (default: $COACH_BACKBONE or models/efficientnet-lite0.h5).")
+    @Option(help: ArgumentHelp(backboneOptionHelp))
     var backbone: String?
 
     @Flag(help: "Print JSON: one object per image, in an array when there are several.")

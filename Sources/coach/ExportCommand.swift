@@ -36,7 +36,7 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "The file to write (e.g. MODEL.onnx).")
     var output: String
 
-    @Option(help: "The backbone model file (default: $COACH_BACKBONE, then models/efficientnet-lite0.h5).")
+    @Option(help: ArgumentHelp(backboneOptionHelp))
     var backbone: String?
 
     @Flag(help: "Replace an existing output file (never the model or the backbone).")

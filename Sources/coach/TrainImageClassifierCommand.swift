@@ -62,7 +62,7 @@ struct TrainImageClassifierCommand: ParsableCommand {
     @Option(help: "Fraction of each class held out for validation when there is no validation data.")
     var validationFraction: Double = 0.1
 
-    @Option(help: "The backbone model file (default: $COACH_BACKBONE, then models/efficientnet-lite0.h5).")
+    @Option(help: ArgumentHelp(backboneOptionHelp))
     var backbone: String?
 
     @Option(help: "The on-disk feature cache folder (default: $COACH_CACHE_DIR/features, $XDG_CACHE_HOME/coach/features or ~/.cache/coach/features).")
@@ -126,6 +126,9 @@ struct TrainImageClassifierCommand: ParsableCommand {
         }
     }
 }
+
+/// The help of every command's `--backbone` option (it is found the same way everywhere: `loadBackbone`).
+let backboneOptionHelp = "The backbone model file (default: $COACH_BACKBONE, then models/efficientnet-lite0.h5)."
 
 /// Loads the backbone at `path`, or at the default location; a clear error when there is none.
 func loadBackbone(_ path: String?) throws -> Backbone {

@@ -74,7 +74,7 @@ struct TrainObjectDetectorCommand: ParsableCommand {
     @Option(help: "The seed for every random choice (same seed and data: same model).")
     var seed: UInt64 = 0
 
-    @Option(help: "The backbone model file (default: $COACH_BACKBONE or models/efficientnet-lite0.h5).")
+    @Option(help: ArgumentHelp(backboneOptionHelp))
     var backbone: String?
 
     @Flag(help: "Replace a file at --output that is not a model of this kind (refused otherwise, so data is never overwritten).")
