@@ -64,7 +64,11 @@ let package = Package(
         // The seeded generator every random choice flows from (no dependencies, so data
         // augmentation and tensor initialisation share it).
         .target(name: "CoachRandom"),
-        .target(name: "CoachTensor", dependencies: ["CBLAS", "CoachRandom"],
+        // Inference kernels in C with prepacked weights, picked at run time by CPU features
+        // (AVX-512F, AVX2+FMA or portable C) through per-function target attributes, so one
+        // binary runs on any x86-64 (issues 13 and 16).
+        .target(name: "CKernels"),
+        .target(name: "CoachTensor", dependencies: ["CBLAS", "CoachRandom", "CKernels"],
                 swiftSettings: numericSettings),
         .target(name: "CoachNN", dependencies: ["CoachTensor"],
                 swiftSettings: numericSettings),
@@ -103,7 +107,7 @@ let package = Package(
         .executableTarget(name: "coach-fuzz", dependencies: ["CoachFuzzing"]),
 
         .target(name: "TestSupport", dependencies: ["CoachNN", "CoachModels"], path: "Tests/TestSupport"),
-        .testTarget(name: "CoachTensorTests", dependencies: ["CoachTensor", "TestSupport", "CBLAS"]),
+        .testTarget(name: "CoachTensorTests", dependencies: ["CoachTensor", "TestSupport", "CBLAS", "CKernels"]),
         .testTarget(name: "CoachNNTests", dependencies: ["CoachNN", "TestSupport"]),
         .testTarget(name: "CoachDataTests", dependencies: ["CoachData", "TestSupport"]),
         .testTarget(name: "CoachSamplesTests", dependencies: ["CoachSamples", "TestSupport"]),

@@ -1,3 +1,5 @@
+import CKernels
+
 /// Pointer-level inference kernels for networks that manage their own buffers (the
 /// backbone): no allocation inside, bias and activation applied while the output is
 /// still in cache.
@@ -58,6 +60,57 @@ public enum Kernels {
             parallelFor(chunks, body)
         } else {
             for index in 0..<chunks { body(index) }
+        }
+    }
+
+    /// A 1×1 convolution with weights packed once: output = act(input · W + bias [+ residual]),
+    /// or PReLU with `slopes` (then `activation` must be `.none`). Each output is the bias plus
+    /// the products in input-channel order, in registers until the activation (`CKernels`), so
+    /// results do not depend on `rows` or on how rows are spread over threads.
+    public static func pointwise(input: UnsafePointer<Float>, rows: Int, weights: PackedWeights,
+                                 bias: UnsafePointer<Float>, activation: FusedActivation,
+                                 residual: UnsafePointer<Float>? = nil, slopes: UnsafePointer<Float>? = nil,
+                                 output: UnsafeMutablePointer<Float>) {
+        precondition(slopes == nil || activation == .none, "PReLU slopes replace the activation")
+        let k = weights.rows, cout = weights.columns
+        let upper: Float = activation == .relu6 ? 6 : .infinity
+        let lower: Float = activation == .none ? -.infinity : 0
+        // About 96 rows a chunk, in chunks of near-equal size: enough to share out among threads,
+        // small enough to stay in cache.
+        let chunks = (rows + 95) / 96
+        parallelFor(chunks) { index in
+            let start = index * rows / chunks, m = (index + 1) * rows / chunks - start
+            coach_packed_gemm(input + start * k, Int32(m), Int32(k), weights.storage, Int32(cout), bias,
+                              residual.map { $0 + start * cout }, slopes, lower, upper, output + start * cout)
+        }
+    }
+
+    /// A k×k convolution (weights: the HWIO filter packed as [kh·kw·Cin, Cout]) via im2col and the
+    /// packed GEMM, with fused bias and activation (or PReLU `slopes`). `workspace` holds
+    /// `convolutionWorkspace(geometry:)` floats.
+    public static func convolution(input: UnsafePointer<Float>, geometry g: ConvolutionGeometry, weights: PackedWeights,
+                                   bias: UnsafePointer<Float>, activation: FusedActivation,
+                                   slopes: UnsafePointer<Float>? = nil, workspace: UnsafeMutablePointer<Float>,
+                                   output: UnsafeMutablePointer<Float>) {
+        let k = weights.rows, cout = weights.columns, pixels = g.outputPixels
+        precondition(k == g.kernelHeight * g.kernelWidth * g.channels, "packed filter does not match the geometry")
+        let upper: Float = activation == .relu6 ? 6 : .infinity
+        let lower: Float = activation == .none ? -.infinity : 0
+        // Each chunk of about 96 output pixels is unfolded into its own rows of the workspace and
+        // multiplied while they are in cache.
+        let chunks = (pixels + 95) / 96
+        for n in 0..<g.batch {
+            let image = input + n * g.inputHeight * g.inputWidth * g.channels
+            let out = output + n * pixels * cout
+            parallelFor(chunks) { index in
+                let start = index * pixels / chunks, m = (index + 1) * pixels / chunks - start
+                let columns = workspace + start * k
+                coach_im2col(image, Int32(g.inputHeight), Int32(g.inputWidth), Int32(g.channels), Int32(g.kernelHeight),
+                             Int32(g.kernelWidth), Int32(g.strideHeight), Int32(g.strideWidth), Int32(g.padTop),
+                             Int32(g.padLeft), Int32(g.outputWidth), Int32(start), Int32(m), columns)
+                coach_packed_gemm(columns, Int32(m), Int32(k), weights.storage, Int32(cout), bias, nil, slopes,
+                                  lower, upper, out + start * cout)
+            }
         }
     }
 

@@ -25,6 +25,14 @@ enum PoseModelBenchmarks {
             let executor = GraphExecutor(graph)
             let coach = Timing.medianSeconds(samples: 5, sampleSeconds: seconds / 5) { _ = executor.run([x]) } * 1000
             let plain = Timing.medianSeconds(samples: 5, sampleSeconds: seconds / 5) { _ = graph.run([x]) } * 1000
+            // What the pipeline runs: only the outputs it reads (not the body model's segmentation).
+            let used: [Int]? = model == .bodyLandmarks ? BodyPoseEstimator.usedLandmarkOutputs
+                : model == .handLandmarks ? HandPoseEstimator.usedLandmarkOutputs : nil
+            let pipeline = used.flatMap { used -> Double? in
+                guard used.count < graph.outputs.count else { return nil }
+                let pruned = GraphExecutor(graph.keepingOutputs(used))
+                return Timing.medianSeconds(samples: 5, sampleSeconds: seconds / 5) { _ = pruned.run([x]) } * 1000
+            }
             var peer: Double?
             let tflite = URL(fileURLWithPath: ".cache/mediapipe").appendingPathComponent(model.fileName)
             if FileManager.default.fileExists(atPath: tflite.path) {
@@ -34,7 +42,8 @@ enum PoseModelBenchmarks {
                                  prefix: scratch.appendingPathComponent("out").path, repeat: max(20, Int(seconds * 1000 / max(coach, 1))))
             }
             print("\(model.rawValue) (\(graph.inputs[0].shape[1])²): coach \(format(coach, 2)) ms (unplanned \(format(plain, 2)) ms) · LiteRT "
-                  + (peer.map { format($0, 2) + " ms" } ?? "unavailable") + " · speed ratio " + (peer.map { format($0 / coach, 2) } ?? "n/a"))
+                  + (peer.map { format($0, 2) + " ms" } ?? "unavailable") + " · speed ratio " + (peer.map { format($0 / coach, 2) } ?? "n/a")
+                  + (pipeline.map { p in " · pipeline's outputs only \(format(p, 2)) ms" + (peer.map { ", ratio " + format($0 / p, 2) } ?? "") } ?? ""))
         }
         try videoBenchmark(folder: folder, sharedPath: sharedPath, scratch: scratch, threadCounts: threadCounts)
     }

@@ -27,7 +27,7 @@ enum TensorBenchmarks {
         // 1×1 convolutions of EfficientNet-Lite0 at 224² (batch 1): (H·W, Cin, Cout).
         let pointwise = [(112 * 112, 32, 16), (112 * 112, 16, 96), (56 * 56, 144, 24), (28 * 28, 240, 40),
                          (14 * 14, 480, 80), (14 * 14, 672, 112), (7 * 7, 1152, 192), (7 * 7, 320, 1280)]
-        var totalFlops = 0.0, totalSeconds = 0.0
+        var totalFlops = 0.0, totalSeconds = 0.0, packedSeconds = 0.0
         for (pixels, cin, cout) in pointwise {
             let side = Int(Double(pixels).squareRoot())
             let x = Tensor.randomNormal([1, side, side, cin], using: &g)
@@ -36,11 +36,22 @@ enum TensorBenchmarks {
             let t = Timing.medianSeconds(sampleSeconds: 0.15) {
                 _ = Tensor.conv2D(x, filter: w, bias: bias, activation: .relu6)
             }
+            // The inference kernel: weights packed once, bias and ReLU6 in registers (CKernels).
+            let packed = PackedWeights.packing(w.scalars, rows: cin, columns: cout)
+            var out = [Float](repeating: 0, count: pixels * cout)
+            let tp = x.withUnsafeBufferPointer { px in bias.withUnsafeBufferPointer { pb in out.withUnsafeMutableBufferPointer { po in
+                Timing.medianSeconds(sampleSeconds: 0.15) {
+                    Kernels.pointwise(input: px.baseAddress!, rows: pixels, weights: packed, bias: pb.baseAddress!,
+                                      activation: .relu6, output: po.baseAddress!)
+                }
+            } } }
             let f = 2 * Double(pixels * cin * cout)
-            totalFlops += f; totalSeconds += t
-            print("  1×1 conv \(side)×\(side)×\(cin)→\(cout): \(format(f / t / 1e9, 1)) GFLOP/s")
+            totalFlops += f; totalSeconds += t; packedSeconds += tp
+            print("  1×1 conv \(side)×\(side)×\(cin)→\(cout): \(format(f / t / 1e9, 1)) GFLOP/s (training path, OpenBLAS), "
+                  + "\(format(f / tp / 1e9, 1)) GFLOP/s (inference, packed)")
         }
-        print("1×1 convolution (EfficientNet-Lite0 shapes, overall): \(format(totalFlops / totalSeconds / 1e9, 1)) GFLOP/s")
+        print("1×1 convolution (EfficientNet-Lite0 shapes, overall): \(format(totalFlops / totalSeconds / 1e9, 1)) GFLOP/s with OpenBLAS, "
+              + "\(format(totalFlops / packedSeconds / 1e9, 1)) GFLOP/s packed (\(PackedWeights.instructionSet))")
 
         for k in [3, 5] {
             let shapes = k == 3 ? [(112, 96, 2), (56, 144, 1), (28, 240, 2), (14, 480, 1)]

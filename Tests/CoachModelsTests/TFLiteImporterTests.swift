@@ -101,6 +101,22 @@ final class TFLiteImporterTests: XCTestCase {
                 }
             }
             }
+            // The pose estimators run only the outputs they read: the same numbers, fewer nodes.
+            let used: [Int]? = model == .bodyLandmarks ? BodyPoseEstimator.usedLandmarkOutputs
+                : model == .handLandmarks ? HandPoseEstimator.usedLandmarkOutputs : nil
+            if let used {
+                let pruned = graph.keepingOutputs(used)
+                XCTAssertEqual(pruned.outputs.map(\.name), used.map { graph.outputs[$0].name })
+                if model == .bodyLandmarks {
+                    XCTAssertLessThan(pruned.nodes.count, graph.nodes.count, "the segmentation head is not computed")
+                }
+                let outputs = GraphExecutor(pruned).run([x])
+                for (position, index) in used.enumerated() {
+                    let spread = relativeDifference(xnnpack[index], reference[index])
+                    XCTAssertLessThanOrEqual(relativeDifference(outputs[position], xnnpack[index]), max(1e-4, 2 * spread),
+                                             "\(model) output \(index) (pruned)")
+                }
+            }
         }
     }
 }

@@ -88,12 +88,9 @@ struct ForwardPlan {
                     (pointers[0], pointers[1], pointers[2], pointers[3], pointers[4], pointers[5])
                 for n in (worker * batch / workers)..<((worker + 1) * batch / workers) {
                     let image = pixels.baseAddress! + n * height * width * 3
-                    net.stem.filter.withUnsafeBufferPointer { f in
-                        net.stem.bias.withUnsafeBufferPointer { b in
-                            Kernels.convolution(input: image, geometry: stemGeometry, filter: f.baseAddress!,
-                                                outputChannels: EfficientNetLite0Layout.stemChannels, bias: b.baseAddress!,
-                                                activation: .relu6, workspace: columns, output: bufferA)
-                        }
+                    net.stem.bias.withUnsafeBufferPointer { b in
+                        Kernels.convolution(input: image, geometry: stemGeometry, weights: net.packedStem, bias: b.baseAddress!,
+                                            activation: .relu6, workspace: columns, output: bufferA)
                     }
                     var x = bufferA, y = bufferB
                     for i in 0..<blocks.count {
@@ -103,12 +100,9 @@ struct ForwardPlan {
                             (stride16Buffer.baseAddress! + n * s16Count).update(from: x, count: s16Count)
                         }
                     }
-                    net.head.filter.withUnsafeBufferPointer { f in
-                        net.head.bias.withUnsafeBufferPointer { b in
-                            Kernels.pointwise(input: x, rows: lh * lw, inputChannels: blocks.last!.outputChannels,
-                                              filter: f.baseAddress!, outputChannels: channels, bias: b.baseAddress!,
-                                              activation: .relu6, output: head)
-                        }
+                    net.head.bias.withUnsafeBufferPointer { b in
+                        Kernels.pointwise(input: x, rows: lh * lw, weights: net.packedHead, bias: b.baseAddress!,
+                                          activation: .relu6, output: head)
                     }
                     let o = featureBuffer.baseAddress! + n * channels
                     for p in 0..<(lh * lw) {
@@ -139,19 +133,15 @@ struct ForwardPlan {
                   depthwise: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>) {
         let block = network.foldedBlocks[i], spec = block.specification
         let (ih, iw) = inputSize(ofBlock: i), (oh, ow) = blockOutputSizes[i]
-        let hidden = spec.expandedChannels
-        var hiddenInput = UnsafePointer(input)
-        if let expand = block.expand {
-            expand.filter.withUnsafeBufferPointer { f in
-                expand.bias.withUnsafeBufferPointer { b in
-                    Kernels.pointwise(input: input, rows: ih * iw, inputChannels: spec.inputChannels,
-                                      filter: f.baseAddress!, outputChannels: hidden, bias: b.baseAddress!,
-                                      activation: .relu6, output: expanded)
-                }
+                var hiddenInput = UnsafePointer(input)
+        if let expand = block.expand, let weights = network.packedExpand[i] {
+            expand.bias.withUnsafeBufferPointer { b in
+                Kernels.pointwise(input: input, rows: ih * iw, weights: weights, bias: b.baseAddress!,
+                                  activation: .relu6, output: expanded)
             }
             hiddenInput = UnsafePointer(expanded)
         }
-        let g = ConvolutionGeometry(inputShape: [1, ih, iw, hidden], kernelHeight: spec.kernelSize,
+        let g = ConvolutionGeometry(inputShape: [1, ih, iw, spec.expandedChannels], kernelHeight: spec.kernelSize,
                                     kernelWidth: spec.kernelSize, strideHeight: spec.stride, strideWidth: spec.stride,
                                     padding: .same)
         block.depthwise.filter.withUnsafeBufferPointer { f in
@@ -160,12 +150,10 @@ struct ForwardPlan {
                                   activation: .relu6, output: depthwise)
             }
         }
-        block.project.filter.withUnsafeBufferPointer { f in
-            block.project.bias.withUnsafeBufferPointer { b in
-                Kernels.pointwise(input: depthwise, rows: oh * ow, inputChannels: hidden, filter: f.baseAddress!,
-                                  outputChannels: spec.outputChannels, bias: b.baseAddress!, activation: .none,
-                                  residual: spec.hasSkipConnection ? UnsafePointer(input) : nil, output: output)
-            }
+        block.project.bias.withUnsafeBufferPointer { b in
+            Kernels.pointwise(input: depthwise, rows: oh * ow, weights: network.packedProject[i], bias: b.baseAddress!,
+                              activation: .none, residual: spec.hasSkipConnection ? UnsafePointer(input) : nil,
+                              output: output)
         }
     }
 }

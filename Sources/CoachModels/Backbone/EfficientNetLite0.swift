@@ -22,7 +22,7 @@ public final class EfficientNetLite0 {
     public static let classCount = EfficientNetLite0Layout.classCount
     /// Bumped whenever a change to the forward pass changes its floating-point results
     /// (even in the last bit), so caches of features computed earlier are not reused.
-    public static let computationVersion = 2
+    public static let computationVersion = 3
 
     /// A convolution with folded batch norm: filter (HWIO, or [kh, kw, C] for depthwise) and bias.
     public struct FoldedConvolution: Sendable {
@@ -52,6 +52,9 @@ public final class EfficientNetLite0 {
     public let foldedBlocks: [FoldedBlock]
     /// The 1×1 head convolution to 1280 channels (ReLU6 after it), batch norm folded in.
     public let head: FoldedConvolution
+    /// The stem's, head's and each block's 1×1 filters packed for `Kernels`' packed GEMM.
+    let packedStem: PackedWeights, packedHead: PackedWeights
+    let packedExpand: [PackedWeights?], packedProject: [PackedWeights]
     let classifierWeight: Tensor  // [1280, 1000]
     let classifierBias: Tensor
 
@@ -81,6 +84,14 @@ public final class EfficientNetLite0 {
                         project: fold("blocks.\(i).project"))
         }
         head = fold("head")
+        func pack(_ convolution: FoldedConvolution) -> PackedWeights {
+            PackedWeights.packing(convolution.filter, rows: convolution.filter.count / convolution.outputChannels,
+                                  columns: convolution.outputChannels)
+        }
+        packedStem = pack(stem)
+        packedHead = pack(head)
+        packedExpand = foldedBlocks.map { $0.expand.map(pack) }
+        packedProject = foldedBlocks.map { pack($0.project) }
         classifierWeight = weights["classifier.weight"]!
         classifierBias = weights["classifier.bias"]!
     }

@@ -17,6 +17,8 @@ public final class GraphExecutor: @unchecked Sendable {
     var workspace: UnsafeMutablePointer<Float>
     /// Filters re-laid out for `narrowConvolution`.
     let narrowFilters: [UnsafeMutablePointer<Float>]
+    /// Constant filters of 1×1 and k×k convolution steps packed for the packed GEMM, by node index.
+    let packedFilters: [Int: PackedWeights]
     let lock = NSLock()
 
     enum Step {
@@ -171,6 +173,19 @@ public final class GraphExecutor: @unchecked Sendable {
         }
         self.steps = steps
         self.narrowFilters = narrow
+        var packed: [Int: PackedWeights] = [:]
+        for step in steps {
+            switch step {
+            case .pointwise(let index, _, _, _, _), .convolution(let index, _, _, _, _):
+                let filterShape = shapes[nodes[index].inputs[1]]
+                if let filter = graph.constants[nodes[index].inputs[1]] {
+                    packed[index] = PackedWeights.packing(filter.scalars, rows: filterShape.dropLast().reduce(1, *),
+                                                          columns: filterShape.last!)
+                }
+            default: break
+            }
+        }
+        self.packedFilters = packed
 
         // What each step reads and writes, then buffers: constants and inputs keep their own;
         // step outputs reuse the buffers of values no later step reads.
@@ -257,6 +272,12 @@ public final class GraphExecutor: @unchecked Sendable {
                 let node = nodes[index]
                 let x = shapes[node.inputs[0]], outChannels = shapes[node.inputs[1]][3]
                 withBias(node, outChannels, zeros) { bias in
+                    if let weights = packedFilters[index] {
+                        Kernels.pointwise(input: pointer(node.inputs[0]), rows: x[0] * x[1] * x[2], weights: weights, bias: bias,
+                                          activation: activation, residual: residual.map { UnsafePointer(pointer($0)) },
+                                          slopes: slopes.map { UnsafePointer(pointer($0)) }, output: pointer(output))
+                        return
+                    }
                     Kernels.pointwise(input: pointer(node.inputs[0]), rows: x[0] * x[1] * x[2], inputChannels: x[3],
                                       filter: pointer(node.inputs[1]), outputChannels: outChannels, bias: bias,
                                       activation: activation, residual: residual.map { UnsafePointer(pointer($0)) },
@@ -266,6 +287,13 @@ public final class GraphExecutor: @unchecked Sendable {
                 let node = nodes[index]
                 let outChannels = shapes[node.inputs[1]][3]
                 withBias(node, outChannels, zeros) { bias in
+                    if let weights = packedFilters[index] {
+                        Kernels.convolution(input: pointer(input), geometry: geometry, weights: weights, bias: bias,
+                                            activation: GraphNetwork.activation(node.activation),
+                                            slopes: slopes.map { UnsafePointer(pointer($0)) }, workspace: workspace,
+                                            output: pointer(output))
+                        return
+                    }
                     Kernels.convolution(input: pointer(input), geometry: geometry, filter: pointer(node.inputs[1]),
                                         outputChannels: outChannels, bias: bias, activation: GraphNetwork.activation(node.activation),
                                         slopes: slopes.map { UnsafePointer(pointer($0)) }, workspace: workspace, output: pointer(output))

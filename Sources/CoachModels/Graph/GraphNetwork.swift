@@ -257,3 +257,22 @@ extension GraphNetwork {
         }
     }
 }
+
+extension GraphNetwork {
+    /// The same network computing only the outputs at `indices` (in that order): nodes and
+    /// constants that none of them depends on are dropped, so a pipeline that reads a model's
+    /// landmarks does not pay for its segmentation mask. Value ids are unchanged.
+    public func keepingOutputs(_ indices: [Int]) -> GraphNetwork {
+        var pruned = self
+        pruned.outputs = indices.map { outputs[$0] }
+        var needed = Set(pruned.outputs.map(\.value))
+        var kept: [Node] = []
+        for node in nodes.reversed() where needed.contains(node.output) {
+            kept.append(node)
+            needed.formUnion(node.inputs)
+        }
+        pruned.nodes = kept.reversed()
+        pruned.constants = constants.filter { needed.contains($0.key) }
+        return pruned
+    }
+}

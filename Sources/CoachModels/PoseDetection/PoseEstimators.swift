@@ -139,13 +139,17 @@ public struct BodyPoseEstimator: Sendable {
     let landmarkExecutor: GraphExecutor
     /// Regions whose pose score is below this give no pose.
     public var minimumScore: Float = 0.5
+    /// The landmark model's outputs the pipeline reads (landmarks, score, heatmap), in the order
+    /// `landmarks(in:region:)` reads them.
+    public static let usedLandmarkOutputs = [0, 1, 3]
 
     /// The estimator of the imported models in `folder` (`coach import-pose-models` writes them).
     public init(folder: URL) throws {
         detector = try LetterboxedDetector(graph: try loadPoseGraph(.bodyDetector, folder: folder), strides: [8, 16, 32, 32, 32],
                                            keypointCount: 4, range: -1...1)
         landmarkGraph = try loadPoseGraph(.bodyLandmarks, folder: folder)
-        landmarkExecutor = GraphExecutor(landmarkGraph)
+        // Landmarks, pose score and heatmap only: not the 256² segmentation or world landmarks.
+        landmarkExecutor = GraphExecutor(landmarkGraph.keepingOutputs(BodyPoseEstimator.usedLandmarkOutputs))
         guard landmarkGraph.inputs.first?.shape == [1, 256, 256, 3], landmarkGraph.outputs.map(\.shape).prefix(4) == [[1, 195], [1, 1], [1, 256, 256, 1], [1, 64, 64, 39]] else {
             throw PoseModelError.wrongModel(path: folder.appendingPathComponent(MediaPipeModel.bodyLandmarks.modelFileName).path,
                                             expected: "body landmark model", reason: "unexpected inputs or outputs")
@@ -187,7 +191,7 @@ public struct BodyPoseEstimator: Sendable {
         var points = (0..<35).map { i in
             PoseLandmark(x: raw[5 * i] / 256, y: raw[5 * i + 1] / 256, z: raw[5 * i + 2] / 256, confidence: sigmoid(raw[5 * i + 3]))
         }
-        BodyPoseEstimator.refine(&points, heatmap: outputs[3])
+        BodyPoseEstimator.refine(&points, heatmap: outputs[2])
         points = points.map { p in
             let projected = region.project(x: p.x, y: p.y)
             return PoseLandmark(x: projected.x, y: projected.y, z: p.z * region.width, confidence: p.confidence)
@@ -239,13 +243,15 @@ public struct HandPoseEstimator: Sendable {
     public var minimumScore: Float = 0.5
     /// Hands returned at most.
     public var maximumHands = 2
+    /// The landmark model's outputs the pipeline reads (landmarks, score, handedness).
+    public static let usedLandmarkOutputs = [0, 1, 2]
 
     /// The estimator of the imported models in `folder`.
     public init(folder: URL) throws {
         detector = try LetterboxedDetector(graph: try loadPoseGraph(.palmDetector, folder: folder), strides: [8, 16, 16, 16],
                                            keypointCount: 7, range: 0...1)
         landmarkGraph = try loadPoseGraph(.handLandmarks, folder: folder)
-        landmarkExecutor = GraphExecutor(landmarkGraph)
+        landmarkExecutor = GraphExecutor(landmarkGraph.keepingOutputs(HandPoseEstimator.usedLandmarkOutputs))
         guard landmarkGraph.inputs.first?.shape == [1, 224, 224, 3], landmarkGraph.outputs.map(\.shape).prefix(3) == [[1, 63], [1, 1], [1, 1]] else {
             throw PoseModelError.wrongModel(path: folder.appendingPathComponent(MediaPipeModel.handLandmarks.modelFileName).path,
                                             expected: "hand landmark model", reason: "unexpected inputs or outputs")

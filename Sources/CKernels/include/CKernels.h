@@ -1,0 +1,49 @@
+#ifndef COACH_CKERNELS_H
+#define COACH_CKERNELS_H
+
+/// Inference kernels with prepacked weights, chosen at run time by the CPU's features
+/// (AVX-512F, AVX2 with FMA, or portable C), so one binary runs on any x86-64 and uses
+/// the widest vectors the machine has.
+///
+/// Every output element is computed by the same sequence of operations whatever the
+/// number of rows in the call, where the row sits in its tile, or which thread runs it:
+/// results never depend on batching or threading (they do depend on the instruction set,
+/// as OpenBLAS's do on its kernels).
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The instruction set in use: 2 = AVX-512F, 1 = AVX2 with FMA, 0 = portable C.
+/// `COACH_KERNELS=avx512|avx2|portable` in the environment caps it (for tests and comparisons).
+int coach_kernels_isa(void);
+
+/// Caps the instruction set at `isa` (clamped to what the CPU has); returns the one in use.
+int coach_kernels_set_isa(int isa);
+
+/// The number of floats `coach_pack_weights` writes for a [k, n] matrix.
+long coach_packed_weights_size(int k, int n);
+
+/// Packs a row-major [k, n] weight matrix into 16-column panels (k × 16 floats each, the
+/// last zero-padded), the layout every `coach_packed_gemm` kernel reads.
+void coach_pack_weights(const float *weights, int k, int n, float *packed);
+
+/// c[m, n] = epilogue(bias + a[m, k] · W), row-major with leading dimensions k and n; W packed
+/// by `coach_pack_weights`. The sum runs over k in order, starting from the bias.
+/// Epilogue: `residual` [m, n] added when given; then PReLU with per-column `slopes` when given
+/// (max(v, 0) + slope · min(v, 0)); otherwise clamped to [lower, upper].
+void coach_packed_gemm(const float *a, int m, int k, const float *packed, int n, const float *bias,
+                       const float *residual, const float *slopes, float lower, float upper, float *c);
+
+/// Unfolds output pixels [first, first + count) of a k×k convolution of one NHWC image
+/// (height × width × channels; zero padding `padTop`/`padLeft`, output `outputWidth` wide) into
+/// rows of kh·kw·channels floats at `columns`: the `a` of `coach_packed_gemm`.
+void coach_im2col(const float *image, int height, int width, int channels, int kernelHeight, int kernelWidth,
+                  int strideHeight, int strideWidth, int padTop, int padLeft, int outputWidth, int first, int count,
+                  float *columns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
