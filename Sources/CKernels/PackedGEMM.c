@@ -126,31 +126,20 @@ TARGET512 INLINE void tile512(const int rows, const int two, const float *a, int
 
 #define TILE512_CASE(R) \
     case R: \
-        if (two) tile512(R, 1, a_, k, p0, p1, b_, m0, m1, r_, s_, lower, upper, c_, n); \
-        else tile512(R, 0, a_, k, p0, p1, b_, m0, m1, r_, s_, lower, upper, c_, n); \
+        if (two) tile512(R, 1, a, k, p0, p1, bias, m0, m1, residual, slopes, lower, upper, c, n); \
+        else tile512(R, 0, a, k, p0, p1, bias, m0, m1, residual, slopes, lower, upper, c, n); \
         break;
 
-TARGET512 static void gemm512(const float *a, int m, int k, const float *packed, int n, const float *bias,
-                              const float *residual, const float *slopes, float lower, float upper, float *c) {
-    for (int j = 0; j < n; j += 32) {
-        int columns = n - j < 32 ? n - j : 32;
-        int two = columns > 16;
-        __mmask16 m0 = columns >= 16 ? 0xFFFF : (__mmask16)((1u << columns) - 1);
-        __mmask16 m1 = columns >= 32 ? 0xFFFF : two ? (__mmask16)((1u << (columns - 16)) - 1) : 0;
-        const float *p0 = packed + (long)(j / 16) * k * 16, *p1 = p0 + (long)k * 16;
-        const float *b_ = bias + j, *s_ = slopes ? slopes + j : NULL;
-        // Rows in tiles of near-equal height (49 rows: 10, 10, 10, 10, 9, not 12 × 4 and 1).
-        int tiles = (m + 11) / 12;
-        for (int t = 0, i = 0; t < tiles; t++) {
-            int height = tile_height(m - i, tiles - t);
-            const float *a_ = a + (long)i * k, *r_ = residual ? residual + (long)i * n + j : NULL;
-            float *c_ = c + (long)i * n + j;
-            i += height;
-            switch (height) {
-                TILE512_CASE(1) TILE512_CASE(2) TILE512_CASE(3) TILE512_CASE(4) TILE512_CASE(5) TILE512_CASE(6)
-                TILE512_CASE(7) TILE512_CASE(8) TILE512_CASE(9) TILE512_CASE(10) TILE512_CASE(11) TILE512_CASE(12)
-            }
-        }
+// One tile of `rows` ≤ 12 rows and `columns` ≤ 32 columns starting at `panel`.
+TARGET512 static void any_tile512(int rows, int columns, const float *a, int k, const float *panel, const float *bias,
+                                  const float *residual, const float *slopes, float lower, float upper, float *c, int n) {
+    int two = columns > 16;
+    __mmask16 m0 = columns >= 16 ? 0xFFFF : (__mmask16)((1u << columns) - 1);
+    __mmask16 m1 = columns >= 32 ? 0xFFFF : two ? (__mmask16)((1u << (columns - 16)) - 1) : 0;
+    const float *p0 = panel, *p1 = panel + (long)k * 16;
+    switch (rows) {
+        TILE512_CASE(1) TILE512_CASE(2) TILE512_CASE(3) TILE512_CASE(4) TILE512_CASE(5) TILE512_CASE(6)
+        TILE512_CASE(7) TILE512_CASE(8) TILE512_CASE(9) TILE512_CASE(10) TILE512_CASE(11) TILE512_CASE(12)
     }
 }
 
@@ -201,56 +190,60 @@ TARGET256 INLINE void tile256(const int rows, const float *a, int k, const float
 }
 
 #define TILE256_CASE(R) \
-    case R: tile256(R, a_, k, p, b_, m0, m1, r_, s_, lower, upper, c_, n); break;
+    case R: tile256(R, a, k, panel, bias, m0, m1, residual, slopes, lower, upper, c, n); break;
 
-TARGET256 static void gemm256(const float *a, int m, int k, const float *packed, int n, const float *bias,
-                              const float *residual, const float *slopes, float lower, float upper, float *c) {
-    for (int j = 0; j < n; j += 16) {
-        int columns = n - j;
-        __m256i m0 = mask256(columns), m1 = mask256(columns - 8);
-        const float *p = packed + (long)(j / 16) * k * 16;
-        const float *b_ = bias + j, *s_ = slopes ? slopes + j : NULL;
-        int tiles = (m + 5) / 6;
-        for (int t = 0, i = 0; t < tiles; t++) {
-            int height = tile_height(m - i, tiles - t);
-            const float *a_ = a + (long)i * k, *r_ = residual ? residual + (long)i * n + j : NULL;
-            float *c_ = c + (long)i * n + j;
-            i += height;
-            switch (height) {
-                TILE256_CASE(1) TILE256_CASE(2) TILE256_CASE(3) TILE256_CASE(4) TILE256_CASE(5) TILE256_CASE(6)
-            }
-        }
-    }
+// One tile of `rows` ≤ 6 rows and `columns` ≤ 16 columns of `panel`.
+TARGET256 static void any_tile256(int rows, int columns, const float *a, int k, const float *panel, const float *bias,
+                                  const float *residual, const float *slopes, float lower, float upper, float *c, int n) {
+    __m256i m0 = mask256(columns), m1 = mask256(columns - 8);
+    switch (rows) { TILE256_CASE(1) TILE256_CASE(2) TILE256_CASE(3) TILE256_CASE(4) TILE256_CASE(5) TILE256_CASE(6) }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Portable C: one row × 16 columns at a time, the same order of operations.
 
-static void gemm_portable(const float *a, int m, int k, const float *packed, int n, const float *bias,
-                          const float *residual, const float *slopes, float lower, float upper, float *c) {
-    for (int j = 0; j < n; j += 16) {
-        int columns = n - j < 16 ? n - j : 16;
-        const float *p = packed + (long)(j / 16) * k * 16;
-        for (int i = 0; i < m; i++) {
-            float acc[16];
-            for (int q = 0; q < 16; q++) acc[q] = q < columns ? bias[j + q] : 0.0f;
-            const float *row = a + (long)i * k;
-            for (int kk = 0; kk < k; kk++) {
-                float x = row[kk];
-                for (int q = 0; q < 16; q++) acc[q] += x * p[kk * 16 + q];
-            }
-            for (int q = 0; q < columns; q++) {
-                float v = acc[q];
-                if (residual) v += residual[(long)i * n + j + q];
-                if (slopes) {
-                    float s = slopes[j + q];
-                    v = (v > 0 ? v : 0.0f) + s * (v < 0 ? v : 0.0f);
-                } else {
-                    v = v < lower ? lower : v;
-                    v = v > upper ? upper : v;
-                }
-                c[(long)i * n + j + q] = v;
-            }
+// One row × `columns` ≤ 16 columns of `panel`: the same order of operations in plain C.
+static void any_tile_portable(int rows, int columns, const float *a, int k, const float *panel, const float *bias,
+                              const float *residual, const float *slopes, float lower, float upper, float *c, int n) {
+    (void)rows;   // always 1
+    float acc[16];
+    for (int q = 0; q < 16; q++) acc[q] = q < columns ? bias[q] : 0.0f;
+    for (int kk = 0; kk < k; kk++) {
+        float x = a[kk];
+        for (int q = 0; q < 16; q++) acc[q] += x * panel[kk * 16 + q];
+    }
+    for (int q = 0; q < columns; q++) {
+        float v = acc[q];
+        if (residual) v += residual[q];
+        if (slopes) {
+            v = (v > 0 ? v : 0.0f) + slopes[q] * (v < 0 ? v : 0.0f);
+        } else {
+            v = v < lower ? lower : v;
+            v = v > upper ? upper : v;
+        }
+        c[q] = v;
+    }
+    (void)n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The walk every kernel shares: column groups of `width` (whole panels), and within each, rows in
+// tiles of near-equal height up to `tallest` (49 rows in 12-row tiles: 10, 10, 10, 10, 9).
+
+typedef void (*tile_function)(int rows, int columns, const float *a, int k, const float *panel, const float *bias,
+                              const float *residual, const float *slopes, float lower, float upper, float *c, int n);
+
+static void walk(tile_function tile, int width, int tallest, const float *a, int m, int k, const float *packed, int n,
+                 const float *bias, const float *residual, const float *slopes, float lower, float upper, float *c) {
+    for (int j = 0; j < n; j += width) {
+        int columns = n - j < width ? n - j : width;
+        const float *panel = packed + (long)(j / 16) * k * 16;
+        int tiles = (m + tallest - 1) / tallest;
+        for (int t = 0, i = 0; t < tiles; t++) {
+            int height = tile_height(m - i, tiles - t);
+            tile(height, columns, a + (long)i * k, k, panel, bias + j, residual ? residual + (long)i * n + j : NULL,
+                 slopes ? slopes + j : NULL, lower, upper, c + (long)i * n + j, n);
+            i += height;
         }
     }
 }
@@ -259,8 +252,8 @@ void coach_packed_gemm(const float *a, int m, int k, const float *packed, int n,
                        const float *residual, const float *slopes, float lower, float upper, float *c) {
     if (m <= 0 || n <= 0) return;
     switch (coach_kernels_isa()) {
-    case 2: gemm512(a, m, k, packed, n, bias, residual, slopes, lower, upper, c); break;
-    case 1: gemm256(a, m, k, packed, n, bias, residual, slopes, lower, upper, c); break;
-    default: gemm_portable(a, m, k, packed, n, bias, residual, slopes, lower, upper, c); break;
+    case 2: walk(any_tile512, 32, 12, a, m, k, packed, n, bias, residual, slopes, lower, upper, c); break;
+    case 1: walk(any_tile256, 16, 6, a, m, k, packed, n, bias, residual, slopes, lower, upper, c); break;
+    default: walk(any_tile_portable, 16, 1, a, m, k, packed, n, bias, residual, slopes, lower, upper, c); break;
     }
 }
