@@ -201,7 +201,33 @@ public enum ImageEncoder {
     }
 }
 
+/// The picture formats Coach writes, named by a file's extension.
+public enum PictureFormat: String, Sendable {
+    case png, jpeg
+
+    /// The format a path's extension names (`.png`, `.jpg`, `.jpeg`, any case), or nil.
+    public init?(path: String) {
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "png": self = .png
+        case "jpg", "jpeg": self = .jpeg
+        default: return nil
+        }
+    }
+}
+
 extension RGBImage {
+    /// Writes the image in the format its name's extension says (JPEG at quality 95 for `.jpg`
+    /// and `.jpeg`, PNG for `.png`), so a viewer never finds one format under the other's name;
+    /// any other extension is an error naming the path.
+    public func write(to url: URL) throws {
+        switch PictureFormat(path: url.path) {
+        case .png: try writePNG(to: url)
+        case .jpeg: try writeJPEG(to: url, quality: 95)
+        case nil:
+            throw ImageError.invalidArgument("\(url.path): cannot tell the picture format from the name: expected .png, .jpg or .jpeg")
+        }
+    }
+
     /// Writes the image as an 8-bit RGB PNG.
     public func writePNG(to url: URL) throws {
         try ImageEncoder.write(ImageEncoder.pngData(self), to: url)

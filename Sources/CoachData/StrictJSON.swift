@@ -24,6 +24,13 @@ public enum StrictJSON {
         case object(key: String?)
     }
 
+    /// `data` without a leading UTF-8 byte-order mark. Windows editors write one; RFC 8259 lets a
+    /// parser ignore it, and Coach's CSV reader already does, so a JSON file saved the same way is
+    /// read the same way (neither `check` nor Foundation accepts the mark itself).
+    public static func droppingByteOrderMark(_ data: Data) -> Data {
+        data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
+    }
+
     /// The first syntax problem in `data`, or nil when it is one valid JSON value.
     public static func check(_ data: Data) -> Problem? {
         let bytes = [UInt8](data)

@@ -16,10 +16,10 @@ struct ActionTrainingOptions: ParsableArguments {
     @Option(help: "Where to write the model file (.h5).")
     var output: String
 
-    @Option(help: "Frames per window the model classifies (Create ML's prediction window).")
+    @Option(parsing: .unconditional, help: "Frames per window the model classifies (Create ML's prediction window).")
     var predictionWindow: Int = 45
 
-    @Option(help: "Frames per second: clips are resampled to it, and files without a 'time' column are read at it.")
+    @Option(parsing: .unconditional, help: "Frames per second: clips are resampled to it, and files without a 'time' column are read at it.")
     var frameRate: Double = 30
 
     @Option(help: "Origin of the files' coordinates: top-left (default) or bottom-left (Vision's).")
@@ -28,31 +28,31 @@ struct ActionTrainingOptions: ParsableArguments {
     @Option(help: "Augmentations, comma-separated: flip, rotate, translate, scale, jitter, interpolate, drop; 'all' or 'none'.")
     var augment: String = "none"
 
-    @Option(help: "The most passes over the training windows (early stopping may end sooner).")
+    @Option(parsing: .unconditional, help: "The most passes over the training windows (early stopping may end sooner).")
     var maxIterations: Int = ActionClassifierTrainingConfiguration().maximumIterations
 
-    @Option(help: "Windows per gradient step.")
+    @Option(parsing: .unconditional, help: "Windows per gradient step.")
     var batchSize: Int = ActionClassifierTrainingConfiguration().batchSize
 
-    @Option(help: "AdamW's peak learning rate.")
+    @Option(parsing: .unconditional, help: "AdamW's peak learning rate.")
     var learningRate: Float = ActionClassifierTrainingConfiguration().learningRate
 
-    @Option(help: "Fraction of each class held out for validation and early stopping (0 turns both off).")
+    @Option(parsing: .unconditional, help: "Fraction of each class held out for validation and early stopping (0 turns both off).")
     var validationFraction: Double = ActionClassifierTrainingConfiguration().validationFraction
 
-    @Option(help: "Iterations without a better validation score before stopping.")
+    @Option(parsing: .unconditional, help: "Iterations without a better validation score before stopping.")
     var patience: Int = ActionClassifierTrainingConfiguration().earlyStoppingPatience
 
     @Option(help: "Network: auto (graph for body18/hand21, temporal for custom joints), graph-convolution (ST-GCN) or temporal-convolution.")
     var architecture: String = "auto"
 
-    @Option(help: "Features of the random-convolution head (MiniRocket-style) averaged with the network; 0 trains the network alone.")
+    @Option(parsing: .unconditional, help: "Features of the random-convolution head (MiniRocket-style) averaged with the network; 0 trains the network alone.")
     var randomConvolutionFeatures: Int = ActionClassifierTrainingConfiguration().randomConvolutionFeatures
 
     @Option(help: "How the hand (chirality) of hand clips is used: ignore (default), mirror (left hands mirrored to right), or input.")
     var chirality: String = ChiralityHandling.ignore.rawValue
 
-    @Option(help: "The seed every random choice flows from.")
+    @Option(parsing: .unconditional, help: "The seed every random choice flows from.")
     var seed: UInt64 = 0
 
     @Flag(help: "Replace a file at --output that is not a model of this kind (refused otherwise, so data is never overwritten).")

@@ -21,7 +21,7 @@ struct ClassifyImageNetCommand: ParsableCommand {
     @Argument(help: "JPEG or PNG images.")
     var images: [String]
 
-    @Option(help: "How many labels to show per image.")
+    @Option(parsing: .unconditional, help: "How many labels to show per image.")
     var top: Int = 5
 
     @Option(help: ArgumentHelp(backboneOptionHelp))

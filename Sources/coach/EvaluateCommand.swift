@@ -52,7 +52,7 @@ struct EvaluationDataOptions: ParsableArguments {
     @Option(help: "An annotation file: Create ML detection JSON, or action annotations (CSV/JSON).")
     var annotations: String?
 
-    @Option(help: "Frame rate for pose files without timestamps (pose tasks).")
+    @Option(parsing: .unconditional, help: "Frame rate for pose files without timestamps (pose tasks).")
     var frameRate: Double?
 
     @Option(help: "Keypoint origin of pose data: top-left or bottom-left (pose tasks).")
@@ -84,22 +84,23 @@ struct PredictCommand: ParsableCommand {
     @Argument(help: "Input files (images or pose clips).")
     var inputs: [String]
 
-    @Option(help: "How many labels to show per input (classifiers).")
-    var top: Int = 3
+    @Option(name: .customLong("top"), parsing: .unconditional, help: "How many labels to show per input (classifiers; default 3).")
+    var givenTop: Int?
 
-    @Option(help: "Minimum confidence to report (detectors, action classifiers).")
+    @Option(parsing: .unconditional, help: "Minimum confidence to report (detectors, action classifiers).")
     var confidenceThreshold: Double?
 
-    @Option(help: "IoU above which overlapping boxes of a class are suppressed (detectors).")
-    var iouThreshold: Double = 0.45
+    @Option(name: .customLong("iou-threshold"), parsing: .unconditional,
+            help: "IoU above which overlapping boxes of a class are suppressed (detectors; default 0.45).")
+    var givenIoUThreshold: Double?
 
-    @Option(help: "Write the image with the detected boxes drawn to this PNG (detectors, one input).")
+    @Option(help: "Write the image with the detected boxes drawn to this .png or .jpg (detectors, one input).")
     var draw: String?
 
     @Flag(help: "Let --draw replace an existing file (never the model or an input).")
     var overwrite = false
 
-    @Option(help: "Frame rate for pose files without timestamps (pose tasks).")
+    @Option(parsing: .unconditional, help: "Frame rate for pose files without timestamps (pose tasks).")
     var frameRate: Double?
 
     @Option(help: "Keypoint origin of pose data: top-left or bottom-left (pose tasks).")
@@ -112,11 +113,45 @@ struct PredictCommand: ParsableCommand {
 
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("give at least one input file to predict on") }
-        if top < 1 { throw ValidationError("--top must be at least 1") }
+        if let givenTop, givenTop < 1 { throw ValidationError("--top must be at least 1 (got \(givenTop))") }
         if let confidenceThreshold, !(0...1).contains(confidenceThreshold) {
             throw ValidationError("--confidence-threshold must be a number in 0…1 (got \(confidenceThreshold))")
         }
-        if !(0...1).contains(iouThreshold) { throw ValidationError("--iou-threshold must be a number in 0…1 (got \(iouThreshold))") }
+        if let givenIoUThreshold, !(0...1).contains(givenIoUThreshold) {
+            throw ValidationError("--iou-threshold must be a number in 0…1 (got \(givenIoUThreshold))")
+        }
+    }
+
+    /// Labels shown per input.
+    var top: Int { givenTop ?? 3 }
+    /// The detectors' non-maximum-suppression IoU.
+    var iouThreshold: Double { givenIoUThreshold ?? 0.45 }
+
+    /// The task-specific options given on the command line.
+    var givenTaskOptions: Set<PredictOption> {
+        var given: Set<PredictOption> = []
+        if givenTop != nil { given.insert(.top) }
+        if confidenceThreshold != nil { given.insert(.confidenceThreshold) }
+        if givenIoUThreshold != nil { given.insert(.iouThreshold) }
+        if draw != nil { given.insert(.draw) }
+        if overwrite { given.insert(.overwrite) }
+        if frameRate != nil { given.insert(.frameRate) }
+        if keypointOrigin != nil { given.insert(.keypointOrigin) }
+        if media.mirrored { given.insert(.mirrored) }
+        return given
+    }
+
+    /// Refuses options the model's task would ignore (a user who asks for `--draw` on an image
+    /// classifier expects a drawing, not silence), naming them all and the tasks they apply to.
+    func checkTaskOptions(task: ModelTask, accepted: Set<PredictOption>) throws {
+        let ignored = givenTaskOptions.subtracting(accepted).sorted { $0.rawValue < $1.rawValue }
+        guard !ignored.isEmpty else { return }
+        let lines = ignored.map { option -> String in
+            let tasks = TaskCommands.handlers.filter { $0.value.predictOptions.contains(option) }.keys.map(\.rawValue).sorted()
+            return "\(option.rawValue) applies to \(tasks.joined(separator: " and ")) models only"
+        }
+        throw CLIError("\(model) is a model of task '\(task.rawValue)', which would ignore \(ignored.count == 1 ? "this option" : "these options"):\n  "
+                       + lines.joined(separator: "\n  "))
     }
 
     func run() throws {
@@ -125,6 +160,7 @@ struct PredictCommand: ParsableCommand {
             guard let handler = TaskCommands.handler(for: summary.metadata.task) else {
                 throw CLIError("\(model): models of task '\(summary.metadata.task)' cannot predict (supported: \(TaskCommands.supportedTasks))")
             }
+            try checkTaskOptions(task: summary.metadata.task, accepted: handler.predictOptions)
             try handler.predict(modelPath: model, options: self)
         }
     }
@@ -134,6 +170,20 @@ struct PredictCommand: ParsableCommand {
 protocol TaskCommandHandler {
     static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws
     static func predict(modelPath: String, options: PredictCommand) throws
+    /// The task-specific `predict` options this task reads.
+    static var predictOptions: Set<PredictOption> { get }
+}
+
+/// `predict`'s options that only some tasks read.
+enum PredictOption: String, CaseIterable {
+    case top = "--top"
+    case confidenceThreshold = "--confidence-threshold"
+    case iouThreshold = "--iou-threshold"
+    case draw = "--draw"
+    case overwrite = "--overwrite"
+    case frameRate = "--frame-rate"
+    case keypointOrigin = "--keypoint-origin"
+    case mirrored = "--mirrored"
 }
 
 /// The registry of task handlers (one file per task adds itself here).

@@ -54,7 +54,7 @@ struct GenerateSamplesCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Which datasets to write (default: all): \(Sample.allCases.map(\.rawValue).joined(separator: ", ")).")
     var only: [Sample] = []
 
-    @Option(help: "The seed every random choice flows from.")
+    @Option(parsing: .unconditional, help: "The seed every random choice flows from.")
     var seed: UInt64 = 1
 
     @Option(help: "The motion-capture folder the throws dataset shows as real background motion (default: the checkout's datasets/mocap-motions).")

@@ -7,6 +7,8 @@ import Foundation
 
 /// `coach evaluate` and `coach predict` for hand-pose classifiers.
 enum HandPoseClassifierCommands: TaskCommandHandler {
+    static let predictOptions: Set<PredictOption> = [.top, .confidenceThreshold, .frameRate, .keypointOrigin, .mirrored]
+
     /// Reading options from the shared pose flags.
     static func readingOptions(frameRate: Double?, keypointOrigin: String?) throws -> PoseReadingOptions {
         var origin = KeypointOrigin.topLeft

@@ -6,6 +6,8 @@ import Foundation
 
 /// `coach evaluate` and `coach predict` for image classifiers.
 enum ImageClassifierTaskCommands: TaskCommandHandler {
+    static let predictOptions: Set<PredictOption> = [.top]
+
     static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
         guard let folder = data.data else {
             throw CLIError("\(modelPath) is an image classifier: give the labeled images with --data DIR (a folder per label)")

@@ -7,6 +7,8 @@ import Foundation
 
 /// `coach evaluate` and `coach predict` for object-detector models.
 enum ObjectDetectorCommands: TaskCommandHandler {
+    static let predictOptions: Set<PredictOption> = [.confidenceThreshold, .iouThreshold, .draw, .overwrite]
+
     static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
         guard let annotations = data.annotations else {
             throw ValidationError("an object detector is evaluated on --annotations FILE.json (Create ML), a YOLO names file or a Pascal VOC folder")
@@ -48,6 +50,9 @@ enum ObjectDetectorCommands: TaskCommandHandler {
         }
         if let draw = options.draw {
             try OutputGuard.checkFileOutput(draw, option: "--draw", inputs: [modelPath] + options.inputs, overwrite: options.overwrite)
+            guard PictureFormat(path: draw) != nil else {
+                throw ValidationError("--draw must name a .png or .jpg picture (got '\(draw)'): the format follows the name")
+            }
         }
         let detector = try ObjectDetector(contentsOf: URL(fileURLWithPath: modelPath))
         let threshold = options.confidenceThreshold ?? ObjectDetector.defaultConfidenceThreshold
@@ -81,7 +86,7 @@ enum ObjectDetectorCommands: TaskCommandHandler {
                     canvas.drawBox(BoundingBox(minX: p.x, minY: p.y, maxX: p.x + p.width, maxY: p.y + p.height),
                                    label: String(format: "%@ %.2f", object.label, object.confidence), color: color)
                 }
-                try canvas.writePNG(to: URL(fileURLWithPath: draw))
+                try canvas.write(to: URL(fileURLWithPath: draw))
                 if !options.json { Console.note("drew \(objects.count) box\(objects.count == 1 ? "" : "es") on \(draw)") }
             }
         }

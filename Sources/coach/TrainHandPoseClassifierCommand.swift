@@ -64,31 +64,31 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
     @Option(help: "Pose rotation: none (the hand's angle matters) or upright (turned wrist-to-knuckles up).")
     var rotation: String = HandPoseClassifierTrainingConfiguration().rotation.rawValue
 
-    @Option(help: "The most passes over the training poses (early stopping may end sooner).")
+    @Option(parsing: .unconditional, help: "The most passes over the training poses (early stopping may end sooner).")
     var maxIterations: Int = HandPoseClassifierTrainingConfiguration().maximumIterations
 
-    @Option(help: "Poses per gradient step.")
+    @Option(parsing: .unconditional, help: "Poses per gradient step.")
     var batchSize: Int = HandPoseClassifierTrainingConfiguration().batchSize
 
-    @Option(help: "AdamW's peak learning rate.")
+    @Option(parsing: .unconditional, help: "AdamW's peak learning rate.")
     var learningRate: Float = HandPoseClassifierTrainingConfiguration().learningRate
 
-    @Option(help: "Fraction of each class held out for validation and early stopping (default 0: train on every pose).")
+    @Option(parsing: .unconditional, help: "Fraction of each class held out for validation and early stopping (default 0: train on every pose).")
     var validationFraction: Double = HandPoseClassifierTrainingConfiguration().validationFraction
 
     @Option(help: "Validation poses: block (the last of each class, in file order) or random.")
     var validationSplit: String = HandPoseClassifierTrainingConfiguration().validationSplit.rawValue
 
-    @Option(help: "Iterations without a lower validation loss before stopping.")
+    @Option(parsing: .unconditional, help: "Iterations without a lower validation loss before stopping.")
     var patience: Int = HandPoseClassifierTrainingConfiguration().earlyStoppingPatience
 
     @Option(help: "Origin of the files' coordinates: top-left (default) or bottom-left (Vision's).")
     var keypointOrigin: String = KeypointOrigin.topLeft.rawValue
 
-    @Option(help: "Frames per second of clip files without a 'time' column.")
+    @Option(parsing: .unconditional, help: "Frames per second of clip files without a 'time' column.")
     var frameRate: Double = 30
 
-    @Option(help: "The seed every random choice flows from.")
+    @Option(parsing: .unconditional, help: "The seed every random choice flows from.")
     var seed: UInt64 = 0
 
     @OptionGroup var media: PoseMediaOptions

@@ -47,19 +47,19 @@ struct TrainImageClassifierCommand: ParsableCommand {
     @Option(help: "The head: logistic (default) or mlp.")
     var classifier: ImageClassifierKind = .logistic
 
-    @Option(help: "Maximum iterations: L-BFGS steps (default 500: to convergence) or MLP epochs (default 25).")
+    @Option(parsing: .unconditional, help: "Maximum iterations: L-BFGS steps (default 500: to convergence) or MLP epochs (default 25).")
     var maxIterations: Int?
 
-    @Option(help: "The seed every random choice flows from.")
+    @Option(parsing: .unconditional, help: "The seed every random choice flows from.")
     var seed: UInt64 = 0
 
-    @Option(help: "L2 penalty of the logistic head on the raw features (default: chosen by 5-fold cross-validation).")
+    @Option(parsing: .unconditional, help: "L2 penalty of the logistic head on the raw features (default: chosen by 5-fold cross-validation).")
     var l2Penalty: Double?
 
-    @Option(help: "Hidden units of the MLP head.")
+    @Option(parsing: .unconditional, help: "Hidden units of the MLP head.")
     var hiddenUnits: Int = 256
 
-    @Option(help: "Fraction of each class held out for validation when there is no validation data.")
+    @Option(parsing: .unconditional, help: "Fraction of each class held out for validation when there is no validation data.")
     var validationFraction: Double = 0.1
 
     @Option(help: ArgumentHelp(backboneOptionHelp))

@@ -35,43 +35,43 @@ struct TrainObjectDetectorCommand: ParsableCommand {
     @Option(help: "Validation annotations (same formats), evaluated after training.")
     var validationAnnotations: String?
 
-    @Option(help: "Hold out this fraction of the training images (seeded) for validation when no --validation-annotations are given.")
+    @Option(parsing: .unconditional, help: "Hold out this fraction of the training images (seeded) for validation when no --validation-annotations are given.")
     var validationFraction: Double = 0
 
-    @Option(help: "Input side in pixels (a multiple of 32); images are letterboxed into it.")
+    @Option(parsing: .unconditional, help: "Input side in pixels (a multiple of 32); images are letterboxed into it.")
     var inputSize: Int = DetectorConfiguration.defaultInputSize
 
-    @Option(help: "Training iterations (batches); default: about 14 passes over the cached views, 400…2400.")
+    @Option(parsing: .unconditional, help: "Training iterations (batches); default: about 14 passes over the cached views, 400…2400.")
     var maxIterations: Int?
 
-    @Option(help: "Views per batch.")
+    @Option(parsing: .unconditional, help: "Views per batch.")
     var batchSize: Int = 16
 
     @Option(help: "Comma-separated augmentations for the extra views (flip, crop, translate, rotate, exposure, contrast, saturation, blur, noise; 'none' for none).")
     var augment: String = ObjectDetectorTrainingConfiguration.defaultAugmentations.joined(separator: ",")
 
-    @Option(help: "Views per training image with cached backbone maps (the original plus augmented ones).")
+    @Option(parsing: .unconditional, help: "Views per training image with cached backbone maps (the original plus augmented ones).")
     var viewsPerImage: Int = 8
 
     @Option(help: "Box coding: anchors (YOLOv2-style, k-means on the training boxes) or anchor-free (centre-based).")
     var boxCoding: String = DetectorBoxCodingChoice.anchors.rawValue
 
-    @Option(help: "Anchors for --box-coding anchors.")
+    @Option(parsing: .unconditional, help: "Anchors for --box-coding anchors.")
     var anchors: Int = 5
 
     @Option(help: "Output levels' strides, comma-separated: 16 (grid size/16) and/or 32 (grid size/32, Create ML's 13×13 at 416); anchors of at least 64×64 pixels go to 32, anchor-free boxes use the finest.")
     var strides: String = "16,32"
 
-    @Option(help: "Channels in the detection head.")
+    @Option(parsing: .unconditional, help: "Channels in the detection head.")
     var headWidth: Int = 96
 
-    @Option(help: "Residual blocks in the detection head.")
+    @Option(parsing: .unconditional, help: "Residual blocks in the detection head.")
     var headBlocks: Int = 2
 
-    @Option(help: "Peak learning rate (AdamW).")
+    @Option(parsing: .unconditional, help: "Peak learning rate (AdamW).")
     var learningRate: Double = 2e-3
 
-    @Option(help: "The seed for every random choice (same seed and data: same model).")
+    @Option(parsing: .unconditional, help: "The seed for every random choice (same seed and data: same model).")
     var seed: UInt64 = 0
 
     @Option(help: ArgumentHelp(backboneOptionHelp))

@@ -95,4 +95,35 @@ final class PoseAnnotationTests: XCTestCase {
             "\(jsonProblems.path): [2].end: is the string \"late\": expected a time in seconds",
         ]) { _ = try PoseAnnotationReader.read(jsonProblems) }
     }
+
+    /// Segments of one clip with different labels may meet but not overlap by more than a frame
+    /// (issue 14: they were accepted, and a window inside both was taught two labels); every
+    /// overlapping pair is listed, at the later annotation's line.
+    func testOverlappingSegmentsWithDifferentLabelsAreRefused() throws {
+        let root = try temporaryDirectory(self)
+        try writeClips(root)
+        let meeting = try writePoseFixture(root, "meeting.csv", """
+        file,label,start,end
+        clips/a.csv,wave,0,0.5
+        clips/a.csv,idle,0.5,
+        clips/a.csv,wave,0.2,0.4
+        clips/b.json,idle,0,0.3
+        clips/b.json,wave,0.29,
+        """)
+        XCTAssertEqual(try PoseDataset.loadAnnotations(meeting).examples.count, 5,
+                       "meeting at a boundary, sharing less than a frame, or overlapping with the same label is fine")
+
+        let overlapping = try writePoseFixture(root, "overlapping.csv", """
+        file,label,start,end
+        clips/a.csv,wave,0,0.6
+        clips/a.csv,idle,0.4,
+        clips/b.json,idle,,
+        clips/b.json,wave,0.2,0.4
+        """)
+        let path = overlapping.path
+        expectPoseError([
+            "\(path):3: segment 'idle' 0.400–1.100 s overlaps segment 'wave' 0.000–0.600 s (line 2) of clip 'a.csv' by 0.200 s",
+            "\(path):5: segment 'wave' 0.200–0.400 s overlaps segment 'idle' 0.000–0.667 s (line 4) of clip 'b.json' by 0.200 s",
+        ]) { _ = try PoseDataset.loadAnnotations(overlapping) }
+    }
 }

@@ -56,4 +56,24 @@ final class StrictJSONTests: XCTestCase {
             XCTAssertTrue(text.contains("annotations.json:1:") && text.contains("$[0].annotations[0]") && text.contains("trailing comma"), text)
         }
     }
+
+    /// A UTF-8 byte-order mark (Windows editors write one) is read past in JSON as it is in CSV,
+    /// by both JSON readers; a mark anywhere else is still an error with its place.
+    func testByteOrderMarkIsReadPast() throws {
+        let folder = try temporaryDirectory(self)
+        let mark = "\u{FEFF}"
+        XCTAssertEqual(StrictJSON.droppingByteOrderMark(Data((mark + "[1]").utf8)), Data("[1]".utf8))
+        XCTAssertEqual(StrictJSON.droppingByteOrderMark(Data("[1]".utf8)), Data("[1]".utf8))
+        XCTAssertNotNil(problem("[1, " + mark + "2]"), "a mark inside the document is not white space")
+
+        try ImageEncoder.pngData(RGBImage(width: 40, height: 30, color: .white)).write(to: folder.appendingPathComponent("a.png"))
+        let annotations = folder.appendingPathComponent("annotations.json")
+        try Data((mark + "[{\"image\": \"a.png\", \"annotations\": [{\"label\": \"board\", \"coordinates\": {\"x\": 20, \"y\": 15, \"width\": 4, \"height\": 4}}]}]").utf8)
+            .write(to: annotations)
+        let dataset = try DetectionDataset.load(from: annotations)
+        XCTAssertEqual(dataset.images.count, 1)
+
+        let clip = try writePoseFixture(folder, "clip.json", mark + "{\"joints\": [\"a\"], \"frames\": [{\"keypoints\": [[0.5, 0.5, 1]]}]}")
+        XCTAssertEqual(try PoseClipReader.read(clip).frames.count, 1)
+    }
 }

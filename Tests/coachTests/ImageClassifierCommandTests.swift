@@ -48,6 +48,19 @@ final class ImageClassifierCommandTests: XCTestCase {
         XCTAssertEqual(top.count, 2)
         XCTAssertEqual(top.first?["label"] as? String, "cone")
 
+        // Options a classifier would ignore are refused, all of them named (issue 14: --draw
+        // and --iou-threshold were silently ignored); a negative number is read as a number.
+        let drawing = directory.appendingPathComponent("boxes.png")
+        let ignored = try run(["predict", model, cone, "--draw", drawing.path, "--iou-threshold", "0.3"], environment: environment)
+        XCTAssertNotEqual(ignored.exitCode, 0)
+        for fragment in ["task 'image-classifier'", "--draw applies to object-detector models only",
+                         "--iou-threshold applies to object-detector models only"] {
+            XCTAssertTrue(ignored.standardError.contains(fragment), "'\(fragment)' missing from:\n\(ignored.standardError)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: drawing.path))
+        let negative = try run(["predict", model, cone, "--top", "-1"], environment: environment)
+        XCTAssertTrue(negative.standardError.contains("--top must be at least 1 (got -1)"), negative.standardError)
+
         let missing = try run(["predict", model, directory.appendingPathComponent("nope.jpg").path], environment: environment)
         XCTAssertEqual(missing.exitCode, 1)
         XCTAssertTrue(missing.standardError.contains("nope.jpg"), missing.standardError)

@@ -72,6 +72,15 @@ final class ObjectDetectorCommandTests: XCTestCase {
         XCTAssertEqual([drawn.width, drawn.height], [original.width, original.height])
         XCTAssertNotEqual(drawn.pixels, original.pixels, "boxes were drawn")
 
+        // The picture's format follows its name (issue 14: PNG bytes were written under .jpg).
+        let jpegDrawing = directory.appendingPathComponent("boxes.jpg").path
+        XCTAssertEqual(try CoachExecutable.run(["predict", model, image, "--draw", jpegDrawing], environment: environment).exitCode, 0)
+        XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: jpegDrawing)).prefix(3)), [0xFF, 0xD8, 0xFF])
+        XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: drawing)).prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+        let unknown = try CoachExecutable.run(["predict", model, image, "--draw", directory.appendingPathComponent("boxes.gif").path],
+                                              environment: environment)
+        XCTAssertTrue(unknown.standardError.contains("--draw must name a .png or .jpg picture"), unknown.standardError)
+
         let twoInputs = try CoachExecutable.run(["predict", model, image, image, "--draw", drawing], environment: environment)
         XCTAssertNotEqual(twoInputs.exitCode, 0)
         XCTAssertTrue(twoInputs.standardError.contains("--draw"), twoInputs.standardError)

@@ -12,7 +12,7 @@ enum CreateMLAnnotationReader {
         let file = url.path
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = StrictJSON.droppingByteOrderMark(try Data(contentsOf: url))
         } catch {
             log.add(file, "cannot read the annotation file: \(error.localizedDescription)")
             return []

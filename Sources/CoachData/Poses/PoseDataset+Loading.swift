@@ -130,10 +130,9 @@ extension PoseDataset {
         for file in order {
             let fileAnnotations = byFile[file] ?? []
             guard let clip = PoseClipReader.read(file, options: options, log: &log) else { continue }
-            var segments: [PoseSegment] = []
-            for annotation in fileAnnotations {
-                if check(annotation, against: clip, log: &log) { segments.append(annotation.segment) }
-            }
+            let valid = fileAnnotations.filter { check($0, against: clip, log: &log) }
+            checkOverlaps(valid, in: clip, log: &log)
+            let segments = valid.map(\.segment)
             clips.append(LabeledPoseClip(sequence: clip, segments: segments))
         }
         return assemble(clips, ignoredFiles: [], source: annotationFile, log: &log)
@@ -159,6 +158,30 @@ extension PoseDataset {
             valid = false
         }
         return valid
+    }
+
+    /// Logs every pair of segments of one clip that carry different labels and share more than a
+    /// frame: a window inside both would be taught two answers, and an evaluation would score one
+    /// stretch of poses against two truths. Each pair is reported at the later annotation.
+    static func checkOverlaps(_ annotations: [PoseAnnotation], in clip: PoseSequence, log: inout PoseProblemLog) {
+        let tolerance = max(1e-3, clip.frameInterval ?? 0)
+        let spans = annotations.map { (annotation: $0, start: $0.start ?? clip.startTime, end: $0.end ?? clip.endTime) }
+        let name = clip.source.file.lastPathComponent
+        func place(_ annotation: PoseAnnotation) -> String {
+            if let line = annotation.line { return "line \(line)" }
+            return annotation.jsonPath.map { "at \($0)" } ?? "elsewhere"
+        }
+        for later in spans.indices {
+            for earlier in 0..<later where spans[earlier].annotation.label != spans[later].annotation.label {
+                let a = spans[earlier], b = spans[later]
+                let shared = min(a.end, b.end) - max(a.start, b.start)
+                guard shared > tolerance else { continue }
+                log.add(b.annotation.problem(String(
+                    format: "segment '%@' %.3f–%.3f s overlaps segment '%@' %.3f–%.3f s (%@) of clip '%@' by %.3f s: "
+                        + "expected segments with different labels not to overlap (a window in both would have two labels)",
+                    b.annotation.label, b.start, b.end, a.annotation.label, a.start, a.end, place(a.annotation), name, shared)))
+            }
+        }
     }
 
     /// Checks that every clip has the same joints (reordering them to the most common set) and the

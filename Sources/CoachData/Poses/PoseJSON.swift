@@ -13,7 +13,7 @@ enum PoseJSON {
             return nil
         }
         do {
-            data = try Data(contentsOf: file)
+            data = StrictJSON.droppingByteOrderMark(try Data(contentsOf: file))
         } catch {
             log.add(file, "cannot be read (\(error.localizedDescription)): expected a readable JSON file")
             return nil

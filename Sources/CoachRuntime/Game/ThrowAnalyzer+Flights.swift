@@ -54,10 +54,14 @@ extension ThrowAnalyzer {
         for (uuid, flight) in due.sorted(by: { ($0.value.path.times.first ?? 0) < ($1.value.path.times.first ?? 0) }) {
             flights[uuid] = nil
             if let record = record(of: flight.path, frame: frame) {
-                throwRecords.append(record)
-                events.append(.throwCompleted(record))
                 // The field with this bag at rest is the next throw's "before".
                 reference = frame
+                // With a pose source, a throw needs a player: a bag that lands while no one has
+                // been seen is not recorded (as the app follows trajectories only once it has a
+                // player), so a game that ends with "no player" has no throws either.
+                guard poseSource == nil || state == .playing else { continue }
+                throwRecords.append(record)
+                events.append(.throwCompleted(record))
             }
         }
         return events

@@ -105,6 +105,12 @@ final class ThrowAnalyzerTests: XCTestCase {
         empty.showsPlayer = false
         empty.throwPlans = []
         XCTAssertEqual(play(GameVideo(configuration: empty)).game.problem, .noPlayer)
+        // Bags flying onto the board with nobody seen (issue 14: a throw was recorded, then "no player").
+        var unseen = configuration
+        unseen.showsPlayer = false
+        let (game, events) = play(GameVideo(configuration: unseen))
+        XCTAssertEqual(game.problem, .noPlayer)
+        XCTAssertEqual(game.throwRecords.count, 0, "\(events)")
         // One frame, and none.
         let one = ThrowAnalyzer(board: NoBoard(), poses: nil, classifier: nil)
         _ = one.process(RGBImage(width: 1, height: 1, color: .black), at: 0)
