@@ -109,7 +109,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CoachNN", "CoachModels"], path: "Tests/TestSupport"),
         .testTarget(name: "CoachTensorTests", dependencies: ["CoachTensor", "TestSupport", "CBLAS", "CKernels"]),
         .testTarget(name: "CoachNNTests", dependencies: ["CoachNN", "TestSupport"]),
-        .testTarget(name: "CoachDataTests", dependencies: ["CoachData", "TestSupport"]),
+        .testTarget(name: "CoachDataTests", dependencies: ["CoachData", "CoachRandom", "TestSupport"]),
         .testTarget(name: "CoachSamplesTests", dependencies: ["CoachSamples", "TestSupport"]),
         .testTarget(name: "CoachModelsTests", dependencies: ["CoachModels", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "CoachTrainingTests", dependencies: ["CoachTraining", "CoachSamples", "TestSupport"]),

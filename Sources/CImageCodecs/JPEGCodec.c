@@ -17,6 +17,7 @@ typedef struct CoachJPEGContext {
     struct jpeg_error_mgr manager;
     jmp_buf jump;
     CoachCodecStatus status;
+    int scanning;                    /* set once the header is read: warnings now concern the image data */
     char *message;
     unsigned char *encodedBuffer;    /* jpeg_mem_dest's buffer while encoding */
     unsigned long encodedSize;
@@ -48,9 +49,16 @@ static void coach_jpeg_error_exit(j_common_ptr cinfo) {
 }
 
 /* Warnings about missing or corrupt entropy-coded data mean libjpeg would go on and
- * fill the rest of the image with grey or garbage: those become errors. Harmless
- * warnings (extraneous bytes before a marker, unknown JFIF revision, bad ICC marker,
- * odd progression parameters) are ignored. Nothing is printed. */
+ * fill the rest of the image with grey or garbage: those become errors. So do more
+ * than a few extraneous bytes after the image data: the compressed data did not end
+ * where the image did, which is what flipped bits in it look like (a damaged photo
+ * decoded "normally" was issue 14's silent wrong answer), whereas some encoders pad a
+ * byte or two. Harmless warnings (extraneous bytes among the header's markers, unknown
+ * JFIF revision, bad ICC marker, odd progression parameters) are ignored. Nothing is
+ * printed. */
+/* Extraneous bytes after the image data tolerated as an encoder's padding. */
+#define COACH_JPEG_PADDING_TOLERANCE 8
+
 static void coach_jpeg_emit_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return;  /* trace messages */
     CoachJPEGContext *context = (CoachJPEGContext *)cinfo->err;
@@ -64,6 +72,13 @@ static void coach_jpeg_emit_message(j_common_ptr cinfo, int level) {
     case JWRN_MUST_RESYNC:
         coach_jpeg_record(cinfo, COACH_CODEC_CORRUPT);
         longjmp(context->jump, 1);
+    case JWRN_EXTRANEOUS_DATA:
+        if (context->scanning && cinfo->err->msg_parm.i[0] > COACH_JPEG_PADDING_TOLERANCE) {
+            coach_jpeg_record(cinfo, COACH_CODEC_CORRUPT);
+            longjmp(context->jump, 1);
+        }
+        cinfo->err->num_warnings++;
+        break;
     default:
         cinfo->err->num_warnings++;
         break;
@@ -196,6 +211,7 @@ CoachCodecStatus coach_jpeg_decode_rgb(const uint8_t *data, size_t size, int den
     cinfo.scale_denom = (unsigned int)denominator;
     cinfo.dct_method = JDCT_ISLOW;
     cinfo.do_fancy_upsampling = TRUE;
+    context.scanning = 1;
     jpeg_start_decompress(&cinfo);
     size_t stride = (size_t)cinfo.output_width * 3;
     if (cinfo.output_components != 3 || stride * cinfo.output_height > capacity) {

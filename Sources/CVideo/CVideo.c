@@ -32,6 +32,7 @@ struct CoachVideo {
     int64_t start_time;        /* the stream's start_time, or the first frame's timestamp */
     double frame_interval;     /* seconds between frames, for streams without timestamps */
     int has_frame;             /* `frame` holds a decoded frame for coach_video_copy_rgb */
+    int frame_damaged;         /* the decoder concealed errors in `frame` (damaged data) */
     int packet_pending;        /* `packet` holds data the decoder could not take yet */
     int draining;              /* the end-of-stream (NULL) packet has been sent */
     int64_t frames_returned;
@@ -281,6 +282,7 @@ CoachVideoStatus coach_video_decode_next(CoachVideo *video, int32_t *width, int3
         int code = avcodec_receive_frame(video->codec, video->frame);
         if (code == 0) {
             video->consecutive_errors = 0;
+            video->frame_damaged = video->frame->decode_error_flags != 0 || (video->frame->flags & AV_FRAME_FLAG_CORRUPT) != 0;
             if (video->frame->width <= 0 || video->frame->height <= 0) {
                 av_frame_unref(video->frame);
                 continue;
@@ -350,6 +352,14 @@ CoachVideoStatus coach_video_decode_next(CoachVideo *video, int32_t *width, int3
             return COACH_VIDEO_CORRUPT;
         }
     }
+}
+
+int coach_video_frame_damaged(const CoachVideo *video) {
+    return video && video->has_frame ? video->frame_damaged : 0;
+}
+
+int64_t coach_video_rejected_packets(const CoachVideo *video) {
+    return video ? video->error_count : 0;
 }
 
 static int is_full_range_format(enum AVPixelFormat format) {

@@ -189,7 +189,12 @@ public enum ImageDecoder {
 
     private static func check(_ status: CoachCodecStatus, _ message: CodecMessage,
                               format: ImageFormat, source: String) throws {
-        let reason = message.text.isEmpty ? "decoder status \(status.rawValue)" : message.text
+        var reason = message.text.isEmpty ? "decoder status \(status.rawValue)" : message.text
+        // libjpeg's warnings start "Corrupt JPEG data: ", which the error's own wording already says.
+        for prefix in ["Corrupt JPEG data: ", "Corrupt JPEG data"] where reason.hasPrefix(prefix) && reason.count > prefix.count {
+            reason = String(reason.dropFirst(prefix.count))
+            break
+        }
         switch status {
         case COACH_CODEC_OK: return
         case COACH_CODEC_TRUNCATED: throw ImageError.truncatedFile(path: source, format: format, reason: reason)

@@ -36,7 +36,7 @@ struct AnalyzeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The board detector (an object-detector model file).", valueName: "model.h5"))
     var detector: String?
 
-    @Option(help: ArgumentHelp("The board's box in pixels instead of a detector: x,y,width,height (top-left origin).", valueName: "x,y,w,h"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The board's box in pixels instead of a detector: x,y,width,height (top-left origin).", valueName: "x,y,w,h"))
     var boardBox: String?
 
     @Option(help: ArgumentHelp("The throw classifier (an action-classifier model file on body18 poses).", valueName: "model.h5"))
@@ -51,7 +51,7 @@ struct AnalyzeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Extra points for a scoring throw of a type: type=points,… (e.g. underleg=1).", valueName: "type=points,…"))
     var stylePoints: String?
 
-    @Option(help: "Frames per second of a folder of frames.")
+    @Option(parsing: .unconditional, help: "Frames per second of a folder of frames.")
     var frameRate: Double = 30
 
     @Option(help: ArgumentHelp("Write key frames (board, stable scene, each completed throw) with the overlay as PNGs into this folder.", valueName: "folder"))
@@ -196,6 +196,7 @@ struct AnalyzeCommand: ParsableCommand {
                 try picture.writePNG(to: file)
             }
         }
+        var damage: String?
         switch MediaKind.of(url) {
         case .imageSequence:
             for (index, photo) in try PoseExtractor.photos(in: url).enumerated() {
@@ -208,7 +209,9 @@ struct AnalyzeCommand: ParsableCommand {
             while let frame = try decoder.nextFrame() {
                 try handle(frame.image, frame.time, game.process(frame.image, at: frame.time))
             }
+            damage = decoder.damageReport
         }
+        if let damage { Console.clearProgress(); Console.warning(damage) }
         let last = game.finish()
         if let encoder {
             try encoder.finish()
@@ -220,7 +223,7 @@ struct AnalyzeCommand: ParsableCommand {
         if !json { Console.clearProgress(); for event in last { Console.note(Self.describe(event)) } }
         let seconds = Date().timeIntervalSince(started)
         let report = GameReport(video: video, frames: seen, seconds: seconds, board: game.board, throwRecords: game.throwRecords,
-                                total: game.total, problem: game.problem?.errorDescription)
+                                total: game.total, problem: game.problem?.errorDescription, damage: damage)
         if json {
             try Console.printJSON(report)
         } else if game.problem != nil && game.throwRecords.isEmpty {
@@ -288,6 +291,8 @@ struct GameReport: Encodable {
     var throwRecords: [ThrowRecord]
     var total: Int
     var problem: String?
+    /// What the video decoder said about damaged data (nil: none).
+    var damage: String?
 
-    enum CodingKeys: String, CodingKey { case video, frames, seconds, board, throwRecords = "throws", total, problem }
+    enum CodingKeys: String, CodingKey { case video, frames, seconds, board, throwRecords = "throws", total, problem, damage }
 }

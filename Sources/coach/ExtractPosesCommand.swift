@@ -45,7 +45,7 @@ struct ExtractPosesCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Draw the poses to check by eye: a photo with its skeleton, for a video or photo folder a sheet of 12 frames (PNG or JPEG), or every frame with its skeleton as a video (.mp4, .mov, .mkv). One input only.", valueName: "picture"))
     var draw: String?
 
-    @Option(help: "Frames per second of a photo folder (image sequence).")
+    @Option(parsing: .unconditional, help: "Frames per second of a photo folder (image sequence).")
     var frameRate: Double = 30
 
     @Flag(help: "The media are mirrored (front-camera selfies): swaps hand chirality.")
@@ -69,7 +69,7 @@ struct ExtractPosesCommand: ParsableCommand {
         if draw != nil && inputs.count != 1 { throw ValidationError("--draw writes one picture: give exactly one input with it") }
         if let draw {
             let kind = URL(fileURLWithPath: draw).pathExtension.lowercased()
-            guard ["png", "jpg", "jpeg"].contains(kind) || Self.videoExtensions.contains(kind) else {
+            guard PictureFormat(path: draw) != nil || Self.videoExtensions.contains(kind) else {
                 throw ValidationError("--draw must name a .png or .jpg picture or a .mp4, .mov or .mkv video (got '\(draw)')")
             }
             if Self.videoExtensions.contains(kind), inputs.count == 1, MediaKind.of(URL(fileURLWithPath: inputs[0])) == .photo {
@@ -162,6 +162,9 @@ struct ExtractPosesCommand: ParsableCommand {
                     Console.progress("\(input.lastPathComponent): \(observed)\(expected.map { "/\($0)" } ?? "") frames · "
                                      + String(format: "%.1f frames/s", rate) + (eta.map { " · ETA \(Console.duration($0))" } ?? ""),
                                      phase: "extract \(path)")
+                }, warn: { damage in
+                    Console.clearProgress()
+                    Console.warning(damage)
                 })
                 Console.clearProgress()
                 let found = clip.frames.filter { $0.detectedCount > 0 }.count
@@ -183,7 +186,7 @@ struct ExtractPosesCommand: ParsableCommand {
                 } else if let draw {
                     let picture = try drawn ?? sampler.sheet()
                     let url = URL(fileURLWithPath: draw)
-                    if url.pathExtension.lowercased() == "png" { try picture?.writePNG(to: url) } else { try picture?.writeJPEG(to: url) }
+                    try picture?.write(to: url)
                     if picture != nil { Console.note("  drew \(draw)") }
                 }
             } catch {

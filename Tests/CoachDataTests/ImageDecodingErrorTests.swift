@@ -1,4 +1,5 @@
 import CoachData
+import CoachRandom
 import Foundation
 import TestSupport
 import XCTest
@@ -70,6 +71,26 @@ final class ImageDecodingErrorTests: XCTestCase {
         case .truncatedFile(_, .jpeg, _), .corruptFile(_, .jpeg, _): break
         default: XCTFail("\(error)")
         }
+    }
+
+    /// Compressed data that runs on past the image — flipped bits make the entropy decoder finish
+    /// early and leave the rest as "extraneous bytes" — is a corrupt file, where it used to decode
+    /// as if nothing were wrong (issue 14); a byte or two of an encoder's padding is not.
+    func testJPEGWithDataPastTheImageIsCorrupt() throws {
+        let data = try jpeg
+        let body = data.dropLast(2), end = data.suffix(2)
+        let garbage = Data((0..<300).map { UInt8(($0 * 37 + 11) % 255) })
+        guard let (error, message) = try decodingError(body + garbage + end, named: "extraneous.jpg") else { return }
+        guard case .corruptFile(_, .jpeg, _) = error else { return XCTFail("\(error)") }
+        XCTAssertTrue(message.contains("extraneous bytes"), message)
+        let padded = try ImageDecoder.decode(body + Data([0, 0]) + end, source: "padded.jpg")
+        XCTAssertEqual(padded.image.width, 120)
+
+        // Bits flipped in the compressed data of a real-sized photo, as the fault campaign did.
+        var photo = [UInt8](try ImageEncoder.jpegData(ImageFixtures.pattern(width: 640, height: 480), quality: 90))
+        var generator = SeededGenerator(seed: 7)
+        for _ in 0..<40 { photo[generator.nextInt(in: (photo.count / 3)...(photo.count - 3))] ^= 0xFF }
+        _ = try decodingError(Data(photo), named: "flipped.jpg")
     }
 
     func testJPEGSignatureFollowedByGarbage() throws {

@@ -486,6 +486,40 @@ final class VideoDecoderTests: XCTestCase {
         }
     }
 
+    /// Bits flipped in an H.264 stream: the decoder conceals the damage and plays on, as a player
+    /// does, and Coach says so — which frames, and a report naming the file (issue 14: a damaged
+    /// video changed the game's result without a word). The intact file reports nothing.
+    func testConcealedDamageIsReported() throws {
+        let directory = try temporaryDirectory(self)
+        let noise = ["-f", "lavfi", "-i", "color=c=gray:size=160x96:rate=30:duration=2,noise=alls=40:allf=t+u"]
+        let source = directory.appendingPathComponent("whole.mp4")
+        try runFFmpeg(noise + x264WithBFrames + ["-movflags", "+faststart", source.path])
+        let intact = try VideoDecoder(contentsOf: source)
+        while try intact.nextFrame() != nil {}
+        XCTAssertEqual(intact.damagedFrameCount, 0)
+        XCTAssertNil(intact.damageReport)
+
+        var bytes = [UInt8](try Data(contentsOf: source))
+        var state: UInt32 = 7
+        for _ in 0..<60 {
+            state = state &* 1_103_515_245 &+ 12345
+            let index = bytes.count / 4 + Int(state >> 8) % (bytes.count * 3 / 4 - 16)
+            bytes[index] ^= 0xFF
+        }
+        let url = directory.appendingPathComponent("flipped.mp4")
+        try Data(bytes).write(to: url)
+        let decoder = try VideoDecoder(contentsOf: url)
+        var damaged = 0, count = 0
+        while let frame = try decoder.nextFrame() {
+            count += 1
+            if frame.isDamaged { damaged += 1 }
+        }
+        XCTAssertGreaterThan(count, 0)
+        XCTAssertEqual(decoder.damagedFrameCount, damaged)
+        let report = try XCTUnwrap(decoder.damageReport, "60 flipped bytes went unnoticed in \(count) frames")
+        XCTAssertTrue(report.hasPrefix(url.path + " is damaged"), report)
+    }
+
     func testCloseFreesTheDecoderAndEndsIteration() throws {
         let directory = try temporaryDirectory(self)
         let url = try testPattern("clip.mkv", codec: ["-c:v", "mpeg4"], in: directory)

@@ -84,6 +84,14 @@ CoachVideoStatus coach_video_decode_next(CoachVideo *video, int32_t *width, int3
 CoachVideoStatus coach_video_copy_rgb(CoachVideo *video, uint8_t *rgb, size_t capacity,
                                       char *message);
 
+/* Whether the decoder concealed errors in the frame the last successful
+ * coach_video_decode_next returned (FFmpeg's decode_error_flags, or a frame marked corrupt):
+ * its pixels are partly guessed, as a player shows a damaged file. */
+int coach_video_frame_damaged(const CoachVideo *video);
+
+/* Packets or frames the decoder has refused so far (each skipped, as players do). */
+int64_t coach_video_rejected_packets(const CoachVideo *video);
+
 /* Frees every FFmpeg object the handle owns, then the handle (NULL is allowed). */
 void coach_video_close(CoachVideo *video);
 

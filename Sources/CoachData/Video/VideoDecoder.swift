@@ -106,21 +106,46 @@ public final class VideoDecoder {
         if let frame = bufferedFrame {
             bufferedFrame = nil
             nextIndex = frame.index + 1
+            if frame.isDamaged { damagedFrameCount += 1 }
             return frame
         }
         guard let handle else { return nil }
         do {
             guard let frame = try VideoDecoder.decodeFrame(handle: handle, rotation: rotation,
                                                           index: nextIndex, path: url.path) else {
+                rejectedPacketCount = Int(coach_video_rejected_packets(handle))
                 close()
                 return nil
             }
             nextIndex += 1
+            if frame.isDamaged { damagedFrameCount += 1 }
+            rejectedPacketCount = Int(coach_video_rejected_packets(handle))
             return frame
         } catch {
             close()
             throw error
         }
+    }
+
+    /// Frames returned so far in which the decoder concealed damaged data.
+    public private(set) var damagedFrameCount = 0
+    /// Packets the decoder has refused so far (skipped, as players skip them).
+    public private(set) var rejectedPacketCount = 0
+
+    /// What was damaged in the frames decoded so far, as a sentence naming the file; nil when
+    /// the decoder met no damaged data. A damaged file still plays, so it is decoded, but what is
+    /// computed from it may be wrong and its user should hear so (issue 14).
+    public var damageReport: String? {
+        guard damagedFrameCount > 0 || rejectedPacketCount > 0 else { return nil }
+        var parts: [String] = []
+        if damagedFrameCount > 0 {
+            parts.append("concealed errors in \(damagedFrameCount) of \(nextIndex) frame\(nextIndex == 1 ? "" : "s")")
+        }
+        if rejectedPacketCount > 0 {
+            parts.append("skipped \(rejectedPacketCount) undecodable packet\(rejectedPacketCount == 1 ? "" : "s")")
+        }
+        return "\(url.path) is damaged: the decoder " + parts.joined(separator: " and ")
+            + "; what is computed from those frames may be wrong"
     }
 
     /// Frees FFmpeg's demuxer, decoder and converter now (also done on release); later
@@ -168,7 +193,8 @@ public final class VideoDecoder {
         default: throw VideoError.corrupt(path: path, frame: index, reason: string(from: message))
         }
         let stored = RGBImage(uncheckedWidth: storedWidth, height: storedHeight, pixels: pixels)
-        return VideoFrame(image: upright(stored, rotation: rotation), time: time, index: index)
+        return VideoFrame(image: upright(stored, rotation: rotation), time: time, index: index,
+                          isDamaged: coach_video_frame_damaged(handle) != 0)
     }
 
     /// `image` turned `rotation` degrees clockwise (0, 90, 180 or 270).

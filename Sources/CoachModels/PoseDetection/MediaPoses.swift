@@ -30,7 +30,8 @@ public enum MediaPoses {
     }
 
     /// A reader that extracts `joints` with the models in `modelFolder`, caching clips in
-    /// `cacheFolder` (nil: no cache). `note` hears about each extraction that is not cached.
+    /// `cacheFolder` (nil: no cache). `note` hears about each extraction that is not cached, and
+    /// warns (`warning: …`) about a damaged video, whose poses are then not cached.
     public static func reader(joints: ExtractedJoints, modelFolder: URL, cacheFolder: URL? = MediaPoses.defaultCacheFolder,
                               mirrored: Bool = false, frameRate: Double = 30,
                               note: (@Sendable (String) -> Void)? = nil) throws -> MediaPoseReader {
@@ -46,10 +47,15 @@ public enum MediaPoses {
                 return clip
             }
             let started = Date()
-            var clip = try extractor.extract(from: url, frameRate: frameRate)
+            var damaged = false
+            var clip = try extractor.extract(from: url, frameRate: frameRate, warn: { damage in
+                damaged = true
+                note?("warning: \(damage)")
+            })
             note?("extracted \(joints.rawValue) poses from \(url.lastPathComponent): \(clip.frames.count) frame\(clip.frames.count == 1 ? "" : "s") in "
                   + String(format: "%.1f s", Date().timeIntervalSince(started)))
-            if let cached {
+            // Poses of a damaged video are not cached, so every run that reads it says so.
+            if let cached, !damaged {
                 do {
                     try FileManager.default.createDirectory(at: cached.deletingLastPathComponent(), withIntermediateDirectories: true)
                     try Data(clip.jsonText().utf8).write(to: cached, options: .atomic)

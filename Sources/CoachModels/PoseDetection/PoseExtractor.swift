@@ -90,9 +90,11 @@ public struct PoseExtractor: Sendable {
 
     /// The pose clip of the photo, photo folder or video at `url`. `frameRate` times an image
     /// sequence's frames; `observe(image, time, keypoints)` sees each frame as it is done (for
-    /// progress and drawing).
+    /// progress and drawing); `warn` hears about a damaged video (decoded, as a player would,
+    /// but its poses may be wrong).
     public func extract(from url: URL, frameRate: Double = 30,
-                        observe: ((RGBImage, Double, [Keypoint?]) -> Void)? = nil) throws -> PoseSequence {
+                        observe: ((RGBImage, Double, [Keypoint?]) -> Void)? = nil,
+                        warn: ((String) -> Void)? = nil) throws -> PoseSequence {
         guard let kind = MediaKind.of(url) else { throw PoseExtractionError.notMedia(path: url.path) }
         var runner = self.runner(tracking: kind != .photo)
         var frames: [PoseFrame] = []
@@ -115,7 +117,9 @@ public struct PoseExtractor: Sendable {
                 add(try ImageDecoder.decode(contentsOf: photo).image, time: Double(index) / frameRate)
             }
         case .video:
-            nominalRate = try extractVideo(url, add: add)
+            let video = try extractVideo(url, add: add)
+            nominalRate = video.frameRate
+            if let damage = video.damage { warn?(damage) }
         }
         let chirality = chiralityVotes.max { $0.value < $1.value }?.key
         return PoseSequence(jointSet: joints.jointSet, frames: frames, source: PoseSource(file: url), chirality: chirality,
