@@ -194,6 +194,8 @@ public enum ImageEncoder {
     /// Writes `data` to `url` atomically, naming the file in errors.
     static func write(_ data: Data, to url: URL) throws {
         do {
+            // A picture's folder is made as `export` and `train` make theirs.
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: url, options: .atomic)
         } catch {
             throw ImageError.encodingFailed(path: url.path, reason: error.localizedDescription)

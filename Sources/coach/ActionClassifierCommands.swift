@@ -7,7 +7,8 @@ import Foundation
 
 /// `coach evaluate` and `coach predict` for action classifiers.
 enum ActionClassifierCommands: TaskCommandHandler {
-    static let predictOptions: Set<PredictOption> = [.top, .confidenceThreshold, .frameRate, .keypointOrigin, .mirrored]
+    static let predictOptions: Set<TaskOption> = [.top, .confidenceThreshold, .frameRate, .keypointOrigin, .mirrored]
+    static let evaluateOptions: Set<TaskOption> = [.frameRate, .keypointOrigin, .mirrored]
 
     /// Reading options from the shared pose flags (the model's frame rate and the keypoint origin
     /// it was trained with when none is given).

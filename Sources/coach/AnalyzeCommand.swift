@@ -152,7 +152,19 @@ struct AnalyzeCommand: ParsableCommand {
             }
         }
         var configuration = ThrowAnalyzer.Configuration()
-        if let stylePoints { configuration.rules.stylePoints = try Self.parseStylePoints(stylePoints) }
+        if let stylePoints {
+            let points = try Self.parseStylePoints(stylePoints)
+            // A type no throw can have would be ignored: name it instead (issue 14).
+            guard let classifierModel else {
+                throw ValidationError("--style-points needs --classifier: throw types come from the throw classifier")
+            }
+            let unknown = points.keys.filter { !classifierModel.labels.contains($0) }.sorted()
+            if !unknown.isEmpty {
+                throw ValidationError("--style-points names \(unknown.map { "'\($0)'" }.joined(separator: ", ")), which the classifier "
+                                      + "\(classifier!) does not have: its throw types are \(classifierModel.labels.joined(separator: ", "))")
+            }
+            configuration.rules.stylePoints = points
+        }
         let game = ThrowAnalyzer(board: locator, poses: poseSource, classifier: classifierModel, configuration: configuration)
         if let frames { try FileManager.default.createDirectory(atPath: frames, withIntermediateDirectories: true) }
 
@@ -234,6 +246,11 @@ struct AnalyzeCommand: ParsableCommand {
                           + String(format: " (%d frames, %.1f frames/s)", seen, Double(seen) / max(seconds, 1e-9)))
         }
         if let problem = game.problem {
+            if case .noBoard = problem, let boardBox, let frame = game.lastFrameSize {
+                // The box was given: "no board found" would send the user looking for a detector.
+                throw ValidationError("\(video): --board-box \(boardBox) lies outside the video's \(frame.width)×\(frame.height) frames: "
+                                      + "give the board's box in the video's pixels (x,y,width,height from the top-left corner)")
+            }
             throw ValidationError("\(video): \(problem.errorDescription ?? "the game could not be played")")
         }
     }

@@ -39,6 +39,8 @@ struct EvaluateCommand: ParsableCommand {
             guard let handler = TaskCommands.handler(for: summary.metadata.task) else {
                 throw CLIError("\(model): models of task '\(summary.metadata.task)' cannot be evaluated (supported: \(TaskCommands.supportedTasks))")
             }
+            try TaskOption.check(data.givenTaskOptions, model: model, task: summary.metadata.task,
+                                 accepted: handler.evaluateOptions, acceptedBy: { $0.evaluateOptions })
             try handler.evaluate(modelPath: model, data: data, json: json)
         }
     }
@@ -59,6 +61,15 @@ struct EvaluationDataOptions: ParsableArguments {
     var keypointOrigin: String?
 
     @OptionGroup var media: PoseMediaOptions
+
+    /// The task-specific options given on the command line.
+    var givenTaskOptions: Set<TaskOption> {
+        var given: Set<TaskOption> = []
+        if frameRate != nil { given.insert(.frameRate) }
+        if keypointOrigin != nil { given.insert(.keypointOrigin) }
+        if media.mirrored { given.insert(.mirrored) }
+        return given
+    }
 }
 
 /// `coach predict MODEL INPUT…`: runs any Coach model on new inputs.
@@ -128,8 +139,8 @@ struct PredictCommand: ParsableCommand {
     var iouThreshold: Double { givenIoUThreshold ?? 0.45 }
 
     /// The task-specific options given on the command line.
-    var givenTaskOptions: Set<PredictOption> {
-        var given: Set<PredictOption> = []
+    var givenTaskOptions: Set<TaskOption> {
+        var given: Set<TaskOption> = []
         if givenTop != nil { given.insert(.top) }
         if confidenceThreshold != nil { given.insert(.confidenceThreshold) }
         if givenIoUThreshold != nil { given.insert(.iouThreshold) }
@@ -141,26 +152,14 @@ struct PredictCommand: ParsableCommand {
         return given
     }
 
-    /// Refuses options the model's task would ignore (a user who asks for `--draw` on an image
-    /// classifier expects a drawing, not silence), naming them all and the tasks they apply to.
-    func checkTaskOptions(task: ModelTask, accepted: Set<PredictOption>) throws {
-        let ignored = givenTaskOptions.subtracting(accepted).sorted { $0.rawValue < $1.rawValue }
-        guard !ignored.isEmpty else { return }
-        let lines = ignored.map { option -> String in
-            let tasks = TaskCommands.handlers.filter { $0.value.predictOptions.contains(option) }.keys.map(\.rawValue).sorted()
-            return "\(option.rawValue) applies to \(tasks.joined(separator: " and ")) models only"
-        }
-        throw CLIError("\(model) is a model of task '\(task.rawValue)', which would ignore \(ignored.count == 1 ? "this option" : "these options"):\n  "
-                       + lines.joined(separator: "\n  "))
-    }
-
     func run() throws {
         try reportingErrors {
             let summary = try readModelSummary(model)
             guard let handler = TaskCommands.handler(for: summary.metadata.task) else {
                 throw CLIError("\(model): models of task '\(summary.metadata.task)' cannot predict (supported: \(TaskCommands.supportedTasks))")
             }
-            try checkTaskOptions(task: summary.metadata.task, accepted: handler.predictOptions)
+            try TaskOption.check(givenTaskOptions, model: model, task: summary.metadata.task, accepted: handler.predictOptions,
+                                 acceptedBy: { $0.predictOptions })
             try handler.predict(modelPath: model, options: self)
         }
     }
@@ -171,11 +170,13 @@ protocol TaskCommandHandler {
     static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws
     static func predict(modelPath: String, options: PredictCommand) throws
     /// The task-specific `predict` options this task reads.
-    static var predictOptions: Set<PredictOption> { get }
+    static var predictOptions: Set<TaskOption> { get }
+    /// The task-specific `evaluate` options this task reads.
+    static var evaluateOptions: Set<TaskOption> { get }
 }
 
-/// `predict`'s options that only some tasks read.
-enum PredictOption: String, CaseIterable {
+/// `predict`'s and `evaluate`'s options that only some tasks read.
+enum TaskOption: String, CaseIterable {
     case top = "--top"
     case confidenceThreshold = "--confidence-threshold"
     case iouThreshold = "--iou-threshold"
@@ -199,5 +200,21 @@ enum TaskCommands {
 
     static var supportedTasks: String {
         handlers.keys.map(\.rawValue).sorted().joined(separator: ", ")
+    }
+}
+
+extension TaskOption {
+    /// Refuses options the model's task would ignore (a user who asks for `--draw` on an image
+    /// classifier expects a drawing, not silence), naming them all and the tasks they apply to.
+    static func check(_ given: Set<TaskOption>, model: String, task: ModelTask, accepted: Set<TaskOption>,
+                      acceptedBy: (TaskCommandHandler.Type) -> Set<TaskOption>) throws {
+        let ignored = given.subtracting(accepted).sorted { $0.rawValue < $1.rawValue }
+        guard !ignored.isEmpty else { return }
+        let lines = ignored.map { option -> String in
+            let tasks = TaskCommands.handlers.filter { acceptedBy($0.value).contains(option) }.keys.map(\.rawValue).sorted()
+            return "\(option.rawValue) applies to \(tasks.joined(separator: " and ")) models only"
+        }
+        throw CLIError("\(model) is a model of task '\(task.rawValue)', which would ignore \(ignored.count == 1 ? "this option" : "these options"):\n  "
+                       + lines.joined(separator: "\n  "))
     }
 }

@@ -80,6 +80,13 @@ struct ExtractPosesCommand: ParsableCommand {
         if !missing.isEmpty { throw ValidationError("no such file or folder: " + missing.joined(separator: ", ")) }
         // Refused before any work: an output that would replace an input, a folder or (without --overwrite) a file.
         if let draw { try OutputGuard.checkFileOutput(draw, option: "--draw", inputs: inputs, overwrite: overwrite) }
+        // An output with another extension would become a folder named like a file (a.txt/x.csv).
+        if let output, !output.hasSuffix(".csv"), !output.hasSuffix(".json"), !URL(fileURLWithPath: output).pathExtension.isEmpty {
+            var isFolder: ObjCBool = false
+            if !(FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) && isFolder.boolValue) {
+                throw ValidationError("--output \(output): name a .csv or .json file for one clip, or a folder (a name without an extension, or an existing folder) for one clip per input")
+            }
+        }
         // Two inputs with one stem (y.png and y.jpg, a/x.mp4 and b/x.mp4) would write one clip.
         let destinations = inputs.compactMap { input in destination(for: URL(fileURLWithPath: input)).map { ($0.path, input) } }
         let shared = Dictionary(grouping: destinations, by: \.0).filter { $0.value.count > 1 }

@@ -87,7 +87,11 @@ struct GenerateSamplesCommand: ParsableCommand {
             for sample in samples {
                 let folder = root.appendingPathComponent(sample.rawValue)
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                try Data("written by coach generate-samples --seed \(seed)\n".utf8).write(to: folder.appendingPathComponent(Self.marker))
+                // The marker lets a later run write here again; until the sample is finished it says
+                // so, and a run that was killed leaves it saying so.
+                let marker = folder.appendingPathComponent(Self.marker)
+                try Data("being written by coach generate-samples --seed \(seed) (incomplete until this line changes)\n".utf8)
+                    .write(to: marker, options: .atomic)
                 switch sample {
                 case .throws_:
                     var configuration = ThrowDatasetConfiguration()
@@ -126,6 +130,7 @@ struct GenerateSamplesCommand: ParsableCommand {
                     Console.print("game: \(files.video.path) with \(files.poses.path) and \(files.truth.path) (board box "
                                   + String(format: "%.0f,%.0f,%.0f,%.0f", box.x, box.y, box.width, box.height) + ")")
                 }
+                try Data("written by coach generate-samples --seed \(seed)\n".utf8).write(to: marker, options: .atomic)
             }
         }
     }

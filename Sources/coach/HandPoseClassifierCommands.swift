@@ -7,7 +7,8 @@ import Foundation
 
 /// `coach evaluate` and `coach predict` for hand-pose classifiers.
 enum HandPoseClassifierCommands: TaskCommandHandler {
-    static let predictOptions: Set<PredictOption> = [.top, .confidenceThreshold, .frameRate, .keypointOrigin, .mirrored]
+    static let predictOptions: Set<TaskOption> = [.top, .confidenceThreshold, .frameRate, .keypointOrigin, .mirrored]
+    static let evaluateOptions: Set<TaskOption> = [.frameRate, .keypointOrigin, .mirrored]
 
     /// Reading options from the shared pose flags.
     static func readingOptions(frameRate: Double?, keypointOrigin: String?) throws -> PoseReadingOptions {
@@ -31,6 +32,10 @@ enum HandPoseClassifierCommands: TaskCommandHandler {
                                             joints: model.jointSet)
         let set = data.data != nil ? try SinglePoseSet.load(URL(fileURLWithPath: path), options: options)
             : SinglePoseSet.flattening(try PoseDataset.loadAnnotations(URL(fileURLWithPath: path), options: options))
+        let empty = set.poses.filter { !$0.hasDetectedJoint }.count
+        if empty > 0 && empty < set.poses.count {
+            Console.warning("\(empty) of the \(set.poses.count) poses in \(path) have no detected joint; they are classified from nothing and count in the accuracy")
+        }
         let evaluation = try HandPoseClassifierEvaluation.evaluate(model, on: set, observer: Console.observer(quiet: json))
         if json {
             try Console.printJSON(evaluation)

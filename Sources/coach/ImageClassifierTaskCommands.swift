@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoachData
 import CoachModels
 import CoachRuntime
 import CoachTraining
@@ -6,11 +7,16 @@ import Foundation
 
 /// `coach evaluate` and `coach predict` for image classifiers.
 enum ImageClassifierTaskCommands: TaskCommandHandler {
-    static let predictOptions: Set<PredictOption> = [.top]
+    static let predictOptions: Set<TaskOption> = [.top]
+    static let evaluateOptions: Set<TaskOption> = []
 
     static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
         guard let folder = data.data else {
             throw CLIError("\(modelPath) is an image classifier: give the labeled images with --data DIR (a folder per label)")
+        }
+        if !DataFiles.isRealFolder(URL(fileURLWithPath: folder)) && !DataFiles.isRealFolder(URL(fileURLWithPath: folder).resolvingSymlinksInPath()) {
+            let what = DataFiles.problem(with: URL(fileURLWithPath: folder)) ?? "it is a file"
+            throw CLIError("--data \(folder): \(what); \(modelPath) is an image classifier, which evaluates on a folder with a subfolder of images per label")
         }
         let model = try ImageClassifierModel.read(from: URL(fileURLWithPath: modelPath))
         let backbone = try loadBackbone(nil)

@@ -7,7 +7,8 @@ import Foundation
 
 /// `coach evaluate` and `coach predict` for object-detector models.
 enum ObjectDetectorCommands: TaskCommandHandler {
-    static let predictOptions: Set<PredictOption> = [.confidenceThreshold, .iouThreshold, .draw, .overwrite]
+    static let predictOptions: Set<TaskOption> = [.confidenceThreshold, .iouThreshold, .draw, .overwrite]
+    static let evaluateOptions: Set<TaskOption> = []
 
     static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
         guard let annotations = data.annotations else {

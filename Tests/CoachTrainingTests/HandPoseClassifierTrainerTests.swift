@@ -85,6 +85,21 @@ final class HandPoseClassifierTrainerTests: XCTestCase {
         XCTAssertThrowsError(try HandPoseClassifierTrainer(configuration: .init()).train(on: training, poseIndices: fists)) { error in
             XCTAssertEqual(error as? HandPoseTrainingError, .tooFewClasses(found: ["fist"]))
         }
+        // Poses with no detected joint: a warning for some, an error when every one is empty
+        // (issue 14: training and evaluation went ahead on nothing).
+        var emptied = training
+        for index in emptied.poses.indices where index % 3 == 0 {
+            emptied.poses[index].keypoints = emptied.poses[index].keypoints.map { _ in nil }
+        }
+        XCTAssertEqual(SinglePoseSetSummary(set: emptied).emptyPoses, 20)
+        XCTAssertTrue(SinglePoseSetSummary(set: emptied).warnings.contains { $0.hasPrefix("20 of the 60 poses have no detected joint") })
+        for index in emptied.poses.indices {
+            emptied.poses[index].keypoints = emptied.poses[index].keypoints.map { $0.map { Keypoint(x: $0.x, y: $0.y, confidence: 0) } }
+        }
+        XCTAssertThrowsError(try HandPoseClassifierTrainer(configuration: .init()).train(on: emptied)) { error in
+            XCTAssertEqual(error as? HandPoseTrainingError, .noDetectedJoints(poses: 60))
+        }
+
         var bad = HandPoseClassifierTrainingConfiguration()
         bad.maximumIterations = 0
         bad.dropout = 1

@@ -78,6 +78,23 @@ final class AnalyzeCommandTests: XCTestCase {
         XCTAssertTrue(result.standardError.contains("player"), result.standardError)
     }
 
+    /// A given board box outside the frames is named as such (not "no board found"), and style
+    /// points for throw types no classifier gives are refused (issue 14: they were ignored).
+    func testBoardBoxOutsideTheFramesAndStylePointsWithoutTypesAreNamed() throws {
+        let directory = try temporaryDirectory(self)
+        let frames = directory.appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        let image = RGBImage(width: 160, height: 120, color: RGBColor(red: 40, green: 110, blue: 50))
+        for index in 0..<4 { try image.writePNG(to: frames.appendingPathComponent(String(format: "%04d.png", index))) }
+        let outside = try CoachExecutable.run(["analyze", frames.path, "--board-box", "500,400,60,15"])
+        XCTAssertNotEqual(outside.exitCode, 0)
+        XCTAssertTrue(outside.standardError.contains("--board-box 500,400,60,15 lies outside the video's 160×120 frames"),
+                      outside.standardError)
+        let style = try CoachExecutable.run(["analyze", frames.path, "--board-box", "50,70,60,15", "--style-points", "bogus=3"])
+        XCTAssertNotEqual(style.exitCode, 0)
+        XCTAssertTrue(style.standardError.contains("--style-points needs --classifier"), style.standardError)
+    }
+
     /// Key frames never go into the folder of frames being analysed (they would become input).
     func testKeyFramesStayOutOfTheInputFolder() throws {
         let directory = try temporaryDirectory(self)

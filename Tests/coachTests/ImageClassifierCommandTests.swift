@@ -37,6 +37,15 @@ final class ImageClassifierCommandTests: XCTestCase {
         let perClass = try XCTUnwrap(json["perClass"] as? [[String: Any]])
         XCTAssertEqual(Set(perClass[0].keys), ["label", "precision", "recall", "f1", "support"])
 
+        // evaluate, too, refuses options the model would ignore, and names a file given as --data.
+        let origin = try run(["evaluate", model, "--data", data.appendingPathComponent("test").path, "--keypoint-origin", "bottom-left"],
+                             environment: environment)
+        XCTAssertTrue(origin.standardError.contains("--keypoint-origin applies to action-classifier and hand-pose-classifier models only"),
+                      origin.standardError)
+        let cone0 = data.appendingPathComponent("test/cone/cone-0000.jpg").path
+        let fileAsData = try run(["evaluate", model, "--data", cone0], environment: environment)
+        XCTAssertTrue(fileAsData.standardError.contains("--data \(cone0): it is a file"), fileAsData.standardError)
+
         let text = try run(["evaluate", model, "--data", data.appendingPathComponent("test").path], environment: environment)
         XCTAssertTrue(text.standardOutput.contains("true \\ predicted  ball  bean_bag  cone  disc"), text.standardOutput)
 

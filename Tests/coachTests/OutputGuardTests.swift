@@ -123,6 +123,12 @@ final class ExtractPosesCommandTests: XCTestCase {
             XCTAssertTrue(result.standardError.contains(fragment), "\(fragment): \(result.standardError)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("clips").path))
+
+        // An --output named like a file of another kind would have become a folder (a.txt/x.csv).
+        let named = try CoachExecutable.run(["extract-poses", inputs[0].path, "--output", directory.appendingPathComponent("a.txt").path])
+        XCTAssertNotEqual(named.exitCode, 0)
+        XCTAssertTrue(named.standardError.contains("name a .csv or .json file for one clip, or a folder"), named.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("a.txt").path))
     }
 
     func testPhotoToClipAndNoOverwriting() throws {

@@ -18,4 +18,7 @@ public struct SinglePose: Hashable, Sendable {
         self.chirality = chirality
         self.source = source
     }
+
+    /// Whether any joint was detected (present with a confidence above 0).
+    public var hasDetectedJoint: Bool { keypoints.contains { ($0?.confidence ?? 0) > 0 } }
 }

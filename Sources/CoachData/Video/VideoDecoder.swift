@@ -47,6 +47,8 @@ public final class VideoDecoder {
             throw VideoError.fileNotFound(path: path)
         }
         if isDirectory.boolValue { throw VideoError.unreadable(path: path, reason: "it is a directory") }
+        // A named pipe, socket or device: say so, and never open it (a pipe would block).
+        if let problem = DataFiles.problem(with: url) { throw VideoError.unreadable(path: path, reason: problem) }
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber,
            size.intValue == 0 {
             throw VideoError.unreadable(path: path, reason: "the file is empty, 0 bytes")

@@ -1,3 +1,4 @@
+import CoachData
 import CoachTensor
 import Foundation
 
@@ -89,6 +90,9 @@ public struct TorchLegacyCheckpoint: Sendable {
         }
         guard !isDirectory.boolValue else {
             throw TorchCheckpointError.unreadable(path: url.path, reason: "it is a folder, not a file")
+        }
+        if let problem = DataFiles.problem(with: url) {
+            throw TorchCheckpointError.unreadable(path: url.path, reason: problem)
         }
         let data: Data
         do {

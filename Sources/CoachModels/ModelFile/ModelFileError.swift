@@ -34,7 +34,10 @@ public enum ModelFileError: LocalizedError, Equatable, Sendable {
     public var errorDescription: String? {
         switch self {
         case .fileNotFound(let path):
-            return "model file '\(path)' does not exist; check the path (and run `make weights` for the backbone)"
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            let hint = name == "efficientnet-lite0.h5" ? " (`make weights` imports the backbone)"
+                : URL(fileURLWithPath: path).deletingLastPathComponent().lastPathComponent == "pose" ? " (`make pose-models` imports the pose models)" : ""
+            return "model file '\(path)' does not exist; check the path\(hint)"
         case .unreadable(let path, let reason):
             return "model file '\(path)' cannot be read: \(reason)"
         case .notHDF5(let path, let looksLike):

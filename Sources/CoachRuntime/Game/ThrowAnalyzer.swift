@@ -112,7 +112,8 @@ public final class ThrowAnalyzer {
     var poses: [PoseFrame] = []
     var flights: [UUID: TrackedFlight] = [:]
     var lastShift = 0.0
-    var lastFrameSize: (width: Int, height: Int)?
+    /// The size of the frames processed so far (nil before the first).
+    public internal(set) var lastFrameSize: (width: Int, height: Int)?
 
     /// A game on frames from one fixed camera: `board` finds the board, `poses` the player (nil:
     /// no poses, so no types or release angles), `classifier` types throws (nil: untyped).

@@ -31,6 +31,7 @@ public struct HandPoseClassifierEvaluation: Encodable, Sendable {
         let indices = poseIndices ?? Array(set.poses.indices)
         guard !indices.isEmpty else { throw HandPoseTrainingError.noPoses }
         let chosen = SinglePoseSet(jointSet: set.jointSet, hasDepth: set.hasDepth, poses: indices.map { set.poses[$0] })
+        guard chosen.poses.contains(where: \.hasDetectedJoint) else { throw HandPoseTrainingError.noDetectedJoints(poses: chosen.poses.count) }
         let classIndex = Dictionary(uniqueKeysWithValues: model.labels.enumerated().map { ($1, $0) })
         let unknown = Set(chosen.labels).filter { classIndex[$0] == nil }.sorted()
         guard unknown.isEmpty else { throw HandPoseTrainingError.unknownLabels(unknown, modelLabels: model.labels) }

@@ -50,6 +50,7 @@ public struct HandPoseClassifierTrainer {
         let used = poseIndices ?? Array(set.poses.indices)
         guard !used.isEmpty else { throw HandPoseTrainingError.noPoses }
         let poses = used.map { set.poses[$0] }
+        guard poses.contains(where: \.hasDetectedJoint) else { throw HandPoseTrainingError.noDetectedJoints(poses: poses.count) }
         let labels = Array(Set(poses.map(\.label))).sorted()
         guard labels.count >= 2 else { throw HandPoseTrainingError.tooFewClasses(found: labels) }
         let classIndex = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })

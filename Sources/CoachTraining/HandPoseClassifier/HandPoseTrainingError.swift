@@ -11,6 +11,8 @@ public enum HandPoseTrainingError: LocalizedError, Equatable, Sendable {
     case unknownLabels([String], modelLabels: [String])
     /// There are no poses to train on or evaluate.
     case noPoses
+    /// None of the poses has a detected joint (every keypoint empty or of confidence 0).
+    case noDetectedJoints(poses: Int)
 
     /// A sentence describing the problem and the fix.
     public var errorDescription: String? {
@@ -24,6 +26,9 @@ public enum HandPoseTrainingError: LocalizedError, Equatable, Sendable {
             return "the data has labels the model was not trained on: \(labels.joined(separator: ", ")); the model knows \(modelLabels.joined(separator: ", "))"
         case .noPoses:
             return "there are no poses to use; check the data"
+        case .noDetectedJoints(let poses):
+            return "none of the \(poses) pose\(poses == 1 ? "" : "s") has a detected joint (every keypoint is empty or has confidence 0): "
+                + "there is nothing to learn from or classify; check that the x and y columns are filled"
         }
     }
 }

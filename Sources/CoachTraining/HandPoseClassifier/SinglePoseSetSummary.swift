@@ -31,6 +31,8 @@ public struct SinglePoseSetSummary: Codable, Equatable, Sendable {
     public var poseCount: Int
     /// Keypoints not detected (empty cells or confidence 0), over all poses.
     public var undetectedKeypoints: Int
+    /// Poses with no detected keypoint at all (they carry no information).
+    public var emptyPoses: Int
     /// Per-class counts, classes sorted.
     public var classes: [ClassSummary]
     /// The class treated as background (`other`, `none`, `background`, `negative`), if any.
@@ -47,6 +49,7 @@ public struct SinglePoseSetSummary: Codable, Equatable, Sendable {
         hasConfidence = poses.contains { $0.keypoints.contains { $0.map { $0.confidence != 1 } ?? false } }
         poseCount = poses.count
         undetectedKeypoints = poses.reduce(0) { $0 + $1.keypoints.filter { $0 == nil }.count }
+        emptyPoses = poses.filter { !$0.hasDetectedJoint }.count
         var byLabel: [String: ClassSummary] = [:]
         for pose in poses {
             var entry = byLabel[pose.label] ?? ClassSummary(label: pose.label, poses: 0, leftHands: 0, rightHands: 0, unknownHands: 0)
@@ -70,6 +73,9 @@ public struct SinglePoseSetSummary: Codable, Equatable, Sendable {
         }
         for entry in classes where entry.poses < 10 {
             warnings.append("class '\(entry.label)' has only \(entry.poses) pose\(entry.poses == 1 ? "" : "s"); add more for a reliable classifier")
+        }
+        if emptyPoses > 0 && emptyPoses < poses.count {
+            warnings.append("\(emptyPoses) of the \(poses.count) poses have no detected joint (every keypoint empty or of confidence 0); they teach nothing but their label's frequency")
         }
         if set.jointSet.kind == .body18 {
             warnings.append("these are body poses (body18), not hand poses; the classifier will still treat each row as one pose")

@@ -40,8 +40,20 @@ enum OutputGuard {
     static func checkCheckpoint(_ url: URL) throws {
         var status = stat()
         guard lstat(url.path, &status) == 0 else { return }
-        guard (status.st_mode & S_IFMT) == S_IFREG, (try? ModelFileSummary.read(from: url)) != nil else {
-            throw ValidationError("\(url.path) is where this run keeps its checkpoint, and it holds something that is not a Coach checkpoint: move it, or choose another --output")
+        let foreign = ValidationError("\(url.path) is where this run keeps its checkpoint, and it holds something that is not a Coach checkpoint: move it, or choose another --output")
+        guard (status.st_mode & S_IFMT) == S_IFREG else { throw foreign }
+        do {
+            _ = try ModelFileSummary.read(from: url)
+        } catch let error as ModelFileError {
+            switch error {
+            case .truncated, .damaged:
+                // A checkpoint cut short by a full disk or a crash: say so, not "something else".
+                throw ValidationError("\(url.path), this run's checkpoint, is damaged and cannot be resumed: "
+                                      + "\(error.localizedDescription). Delete it to train from the start, or choose another --output")
+            default: throw foreign
+            }
+        } catch {
+            throw foreign
         }
     }
 
