@@ -24,7 +24,7 @@ enum ActionPeerComparison {
     }
 
     struct Scores {
-        var ensemble = 0.0, network = 0.0, head = 0.0, seconds = 0.0
+        var ensemble = 0.0, network = 0.0, head = 0.0, equalShares = 0.0, seconds = 0.0
         var minirocket = 0.0, multirocket = 0.0, peerSeconds = 0.0
         var weights: [Float] = []
     }
@@ -95,6 +95,7 @@ enum ActionPeerComparison {
                     total.weights.append(chosen)
                     total.network += try accuracy(0)
                     total.head += try accuracy(1)
+                    total.equalShares += try accuracy(0.5)
                     if let peer = peers[seed] {
                         total.minirocket += peer.0
                         total.multirocket += peer.1
@@ -106,7 +107,8 @@ enum ActionPeerComparison {
             let n = Double(max(runs, 1))
             print("\(title):")
             print("  Coach (defaults)        \(format(total.ensemble / n, 3))   (network alone \(format(total.network / n, 3)), "
-                  + "random-convolution head alone \(format(total.head / n, 3)); \(format(total.seconds / n, 1)) s per model; "
+                  + "random-convolution head alone \(format(total.head / n, 3)), equal shares \(format(total.equalShares / n, 3)); "
+                  + "\(format(total.seconds / n, 1)) s per model; "
                   + "head shares \(total.weights.map { String($0) }.joined(separator: " ")))")
             if hasPeer {
                 print("  aeon MiniRocket         \(format(total.minirocket / n, 3))")
