@@ -6,7 +6,9 @@ import CoachTensor
 struct Coach: ParsableCommand {
     /// Entry point: picks the fastest BLAS kernels for this CPU, then parses the command line.
     static func main() {
+        HeaderlessModelCheck.runChildIfAsked()
         BLASConfiguration.relaunchIfFasterKernelsAvailable()
+        HeaderlessModelCheck.install()
         do {
             var command = try parseAsRoot(nil)
             try command.run()

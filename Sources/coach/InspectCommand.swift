@@ -37,6 +37,9 @@ struct InspectCommand: ParsableCommand {
     func run() throws {
         let url = URL(fileURLWithPath: model)
         let summary = try ModelFileSummary.read(from: url)
+        // Every weight is read too, so a file whose weights no longer match their recorded SHA-256
+        // is reported as damaged here as it is by the commands that use it.
+        _ = try ModelFile.read(from: url)
         let digest = try FileDigest.sha256(ofFileAt: url)
         if json {
             let report = Report(

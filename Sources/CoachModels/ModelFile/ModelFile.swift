@@ -19,6 +19,13 @@ public struct ModelFile: Equatable, Sendable {
     /// The format version this Coach writes, and the newest it reads.
     public static let formatVersion = 1
 
+    /// Called with the path before libhdf5 reads a file that has no Coach integrity header (written
+    /// by a Coach older than the header, or by another HDF5 writer), so nothing vouches for its
+    /// bytes and libhdf5's parser can crash on damaged metadata. A host that can afford it reads
+    /// such a file somewhere a crash cannot reach first — the `coach` command reads it in a child
+    /// process — and throws `ModelFileError.damaged` when that crashes. Nil (the default): read as is.
+    nonisolated(unsafe) public static var headerlessFileCheck: ((String) throws -> Void)?
+
     /// Task, labels, input specification, training and evaluation information.
     public var metadata: ModelMetadata
     /// The weights by stable dotted parameter name.

@@ -29,6 +29,7 @@ enum ModelFileReader {
         let (header, size) = try sniff(path)
         try ModelFileHeader.verify(path: path, prefix: header, fileSize: size)
         let hasHeader = ModelFileHeader.parse(header) != .absent
+        if !hasHeader, header.starts(with: signature), let check = ModelFile.headerlessFileCheck { try check(path) }
         let prefix = hasHeader ? Array(header.dropFirst(ModelFileHeader.size)) : Array(header.prefix(64))
         return try HDF5Library.withLock {
             let isHDF5 = H5Fis_hdf5(path)
