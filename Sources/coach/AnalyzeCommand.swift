@@ -138,12 +138,15 @@ struct AnalyzeCommand: ParsableCommand {
             throw ValidationError("--classifier \(classifier!) classifies \(classifierModel.jointSet.count) joints, not body18 poses: give a throw classifier trained on body18 poses")
         }
         let poseSource: BodyPoseSource
+        var posesSpan: (first: Double, last: Double)?
         if let poses {
             let clip = try PoseClipReader.read(URL(fileURLWithPath: poses))
             guard let body = clip.reordered(to: .body18) else {
                 throw ValidationError("--poses \(poses) does not hold body18 joints (it has \(clip.jointSet.names.prefix(4).joined(separator: ", "))…)")
             }
             poseSource = RecordedBodyPoses(frames: body.frames)
+            let detected = body.frames.filter { $0.keypoints.contains { ($0?.confidence ?? 0) > 0 } }
+            posesSpan = detected.isEmpty ? nil : (detected.first!.time, detected.last!.time)
         } else {
             do {
                 poseSource = try BodyPoseDetector(modelFolder: URL(fileURLWithPath: poseModels))
@@ -251,7 +254,18 @@ struct AnalyzeCommand: ParsableCommand {
                 throw ValidationError("\(video): --board-box \(boardBox) lies outside the video's \(frame.width)×\(frame.height) frames: "
                                       + "give the board's box in the video's pixels (x,y,width,height from the top-left corner)")
             }
-            throw ValidationError("\(video): \(problem.errorDescription ?? "the game could not be played")")
+            var detail = ""
+            switch problem {
+            case .neverStable where game.frameCount < configuration.stabilityHistory:
+                detail = " (the video has only \(game.frameCount) frame\(game.frameCount == 1 ? "" : "s"); the camera must be still over "
+                    + "\(configuration.stabilityHistory) frames in a row)"
+            case .noPlayer where poses != nil:
+                let stable = game.stableTime.map { String(format: "%.2f s", $0) } ?? "?"
+                detail = posesSpan.map { String(format: " (the --poses clip has a person from %.2f s to %.2f s; the scene was still from %@ on: do their times match the video's?)", $0.first, $0.last, stable) }
+                    ?? " (no frame of the --poses clip has a detected joint)"
+            default: break
+            }
+            throw ValidationError("\(video): \(problem.errorDescription ?? "the game could not be played")\(detail)")
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import CoachTensor
 
 /// The `coach` command: train, evaluate and run the vision models behind coaching apps.
@@ -14,7 +15,15 @@ struct Coach: ParsableCommand {
             try command.run()
         } catch {
             Console.finishStandardOutput()
-            exit(withError: FileErrorDescription.readable(error))
+            let readable = FileErrorDescription.readable(error)
+            if exitCode(for: readable) == .success {
+                // --help and --version: their text goes to standard output, which must take it
+                // (`coach --help > /dev/full` exited 0 with nothing written; issue 14).
+                print(fullMessage(for: readable))
+                Console.finishStandardOutput()
+                Foundation.exit(0)
+            }
+            exit(withError: readable)
         }
         Console.finishStandardOutput()
     }

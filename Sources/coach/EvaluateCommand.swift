@@ -124,6 +124,9 @@ struct PredictCommand: ParsableCommand {
 
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("give at least one input file to predict on") }
+        if let stream = inputs.first(where: { $0 == "-" || $0 == "/dev/stdin" }) {
+            throw ValidationError("'\(stream)': predict reads files, not standard input; save the data to a file and give its path")
+        }
         if let givenTop, givenTop < 1 { throw ValidationError("--top must be at least 1 (got \(givenTop))") }
         if let confidenceThreshold, !(0...1).contains(confidenceThreshold) {
             throw ValidationError("--confidence-threshold must be a number in 0…1 (got \(confidenceThreshold))")

@@ -82,6 +82,10 @@ struct GenerateSamplesCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let root = URL(fileURLWithPath: output)
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), !isFolder.boolValue {
+                throw ValidationError("--output '\(output)' is not a folder: generate-samples writes a folder per sample into it; choose another --output")
+            }
             let samples = only.isEmpty ? Sample.allCases : only
             for sample in samples { try checkDestination(root.appendingPathComponent(sample.rawValue)) }
             for sample in samples {

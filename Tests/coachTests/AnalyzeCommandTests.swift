@@ -76,6 +76,7 @@ final class AnalyzeCommandTests: XCTestCase {
         XCTAssertNotEqual(result.exitCode, 0)
         XCTAssertFalse(result.standardOutput.contains("total:"), result.standardOutput)
         XCTAssertTrue(result.standardError.contains("player"), result.standardError)
+        XCTAssertTrue(result.standardError.contains("no frame of the --poses clip has a detected joint"), result.standardError)
     }
 
     /// A given board box outside the frames is named as such (not "no board found"), and style
@@ -93,6 +94,10 @@ final class AnalyzeCommandTests: XCTestCase {
         let style = try CoachExecutable.run(["analyze", frames.path, "--board-box", "50,70,60,15", "--style-points", "bogus=3"])
         XCTAssertNotEqual(style.exitCode, 0)
         XCTAssertTrue(style.standardError.contains("--style-points needs --classifier"), style.standardError)
+        let short = try CoachExecutable.run(["analyze", frames.path, "--board-box", "50,70,60,15"])
+        XCTAssertNotEqual(short.exitCode, 0)
+        XCTAssertTrue(short.standardError.contains("the video has only 4 frames; the camera must be still over 15 frames in a row"),
+                      short.standardError)
     }
 
     /// Key frames never go into the folder of frames being analysed (they would become input).

@@ -182,17 +182,33 @@ final class WriteErrorTests: XCTestCase {
         let model = folder.appendingPathComponent("m.h5")
         try ModelFile(metadata: ModelMetadata(task: "graph-test")).write(to: model)
         guard let full = FileHandle(forWritingAtPath: "/dev/full") else { throw skipTest("SKIPPED: no /dev/full on this machine") }
-        let process = Process()
-        process.executableURL = try CoachExecutable.location()
-        process.arguments = ["inspect", model.path]
-        process.standardOutput = full
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 74)
-        XCTAssertTrue(message.contains("cannot write the results"), message)
+        // Results, and help text too (ArgumentParser printed it and exited 0).
+        for arguments in [["inspect", model.path], ["--help"], ["train", "--help"]] {
+            let process = Process()
+            process.executableURL = try CoachExecutable.location()
+            process.arguments = arguments
+            process.standardOutput = full
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 74, "\(arguments)")
+            XCTAssertTrue(message.contains("cannot write the results"), message)
+        }
+    }
+
+    /// Inputs that cannot be used are named: standard input for predict, a file as
+    /// generate-samples' output folder.
+    func testStandardInputAndAFileAsOutputFolderAreNamed() throws {
+        let stdin = try CoachExecutable.run(["predict", "model.h5", "-"])
+        XCTAssertTrue(stdin.standardError.contains("predict reads files, not standard input"), stdin.standardError)
+        let file = try temporaryDirectory(self).appendingPathComponent("notes.txt")
+        try Data("notes".utf8).write(to: file)
+        let output = try CoachExecutable.run(["generate-samples", "--only", "hand-poses", "--output", file.path])
+        XCTAssertNotEqual(output.exitCode, 0)
+        XCTAssertTrue(output.standardError.contains("is not a folder: generate-samples writes a folder per sample"), output.standardError)
+        XCTAssertEqual(try Data(contentsOf: file), Data("notes".utf8))
     }
 }
 
