@@ -80,4 +80,20 @@ final class PoseVideoTests: XCTestCase {
             XCTAssertTrue(((error as? LocalizedError)?.errorDescription ?? "").contains("broken.mp4"), "\(error)")
         }
     }
+
+    /// A folder of frames whose photos differ in size is refused, naming the odd one and the first
+    /// (issue 14: it was read, and poses measured against two sizes made one track).
+    func testFramesOfDifferentSizesAreRefused() throws {
+        let models = try PoseEstimatorTests.modelFolder()
+        let folder = try temporaryDirectory(self).appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try RGBImage(width: 64, height: 48, color: .white).writePNG(to: folder.appendingPathComponent("0001.png"))
+        try RGBImage(width: 64, height: 48, color: .white).writePNG(to: folder.appendingPathComponent("0002.png"))
+        try RGBImage(width: 48, height: 64, color: .white).writePNG(to: folder.appendingPathComponent("0003.png"))
+        XCTAssertThrowsError(try PoseExtractor(joints: .body18, modelFolder: models).extract(from: folder)) { error in
+            XCTAssertEqual(error as? PoseExtractionError,
+                           .mixedFrameSizes(path: folder.appendingPathComponent("0003.png").path, width: 48, height: 64,
+                                            expectedWidth: 64, expectedHeight: 48, first: "0001.png"))
+        }
+    }
 }

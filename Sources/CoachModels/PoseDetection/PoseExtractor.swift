@@ -15,6 +15,8 @@ public enum ExtractedJoints: String, CaseIterable, Sendable {
 public enum PoseExtractionError: LocalizedError, Equatable, Sendable {
     case notMedia(path: String)
     case emptySequence(path: String)
+    /// A photo of a folder of frames is not the size of the first (`expected`).
+    case mixedFrameSizes(path: String, width: Int, height: Int, expectedWidth: Int, expectedHeight: Int, first: String)
 
     public var errorDescription: String? {
         switch self {
@@ -23,6 +25,9 @@ public enum PoseExtractionError: LocalizedError, Equatable, Sendable {
                 + "(\(MediaKind.videoExtensions.sorted().joined(separator: ", "))) or a folder of photos"
         case .emptySequence(let path):
             return "the folder '\(path)' holds no photos (\(MediaKind.photoExtensions.sorted().joined(separator: ", ")))"
+        case let .mixedFrameSizes(path, width, height, expectedWidth, expectedHeight, first):
+            return "'\(path)' is \(width)×\(height), but the folder's first frame '\(first)' is \(expectedWidth)×\(expectedHeight): "
+                + "a folder of frames is one video, whose frames share one size (poses are measured relative to it)"
         }
     }
 }
@@ -113,8 +118,16 @@ public struct PoseExtractor: Sendable {
             let photos = try PoseExtractor.photos(in: url)
             guard !photos.isEmpty else { throw PoseExtractionError.emptySequence(path: url.path) }
             nominalRate = frameRate
+            var size: (width: Int, height: Int)?
             for (index, photo) in photos.enumerated() {
-                add(try ImageDecoder.decode(contentsOf: photo).image, time: Double(index) / frameRate)
+                let image = try ImageDecoder.decode(contentsOf: photo).image
+                if let size, size != (image.width, image.height) {
+                    throw PoseExtractionError.mixedFrameSizes(path: photo.path, width: image.width, height: image.height,
+                                                              expectedWidth: size.width, expectedHeight: size.height,
+                                                              first: photos[0].lastPathComponent)
+                }
+                size = (image.width, image.height)
+                add(image, time: Double(index) / frameRate)
             }
         case .video:
             let video = try extractVideo(url, add: add)
