@@ -214,8 +214,15 @@ struct AnalyzeCommand: ParsableCommand {
         var damage: String?
         switch MediaKind.of(url) {
         case .imageSequence:
-            for (index, photo) in try PoseExtractor.photos(in: url).enumerated() {
+            let photos = try PoseExtractor.photos(in: url)
+            for (index, photo) in photos.enumerated() {
                 let image = try ImageDecoder.decode(contentsOf: photo).image
+                // One camera's frames share one size (extract-poses refuses the same).
+                if let size = game.lastFrameSize, size != (image.width, image.height) {
+                    throw PoseExtractionError.mixedFrameSizes(path: photo.path, width: image.width, height: image.height,
+                                                              expectedWidth: size.width, expectedHeight: size.height,
+                                                              first: photos[0].lastPathComponent)
+                }
                 let time = Double(index) / frameRate
                 try handle(image, time, game.process(image, at: time))
             }
@@ -254,11 +261,12 @@ struct AnalyzeCommand: ParsableCommand {
                 throw ValidationError("\(video): --board-box \(boardBox) lies outside the video's \(frame.width)×\(frame.height) frames: "
                                       + "give the board's box in the video's pixels (x,y,width,height from the top-left corner)")
             }
+            if case .neverStable = problem, game.frameCount < configuration.stabilityHistory {
+                throw ValidationError("\(video): the video has only \(game.frameCount) frame\(game.frameCount == 1 ? "" : "s"), and the "
+                                      + "camera must be seen still over \(configuration.stabilityHistory) frames in a row before a game starts")
+            }
             var detail = ""
             switch problem {
-            case .neverStable where game.frameCount < configuration.stabilityHistory:
-                detail = " (the video has only \(game.frameCount) frame\(game.frameCount == 1 ? "" : "s"); the camera must be still over "
-                    + "\(configuration.stabilityHistory) frames in a row)"
             case .noPlayer where poses != nil:
                 let stable = game.stableTime.map { String(format: "%.2f s", $0) } ?? "?"
                 detail = posesSpan.map { String(format: " (the --poses clip has a person from %.2f s to %.2f s; the scene was still from %@ on: do their times match the video's?)", $0.first, $0.last, stable) }

@@ -96,8 +96,13 @@ final class AnalyzeCommandTests: XCTestCase {
         XCTAssertTrue(style.standardError.contains("--style-points needs --classifier"), style.standardError)
         let short = try CoachExecutable.run(["analyze", frames.path, "--board-box", "50,70,60,15"])
         XCTAssertNotEqual(short.exitCode, 0)
-        XCTAssertTrue(short.standardError.contains("the video has only 4 frames; the camera must be still over 15 frames in a row"),
+        XCTAssertTrue(short.standardError.contains("the video has only 4 frames, and the camera must be seen still over 15 frames in a row"),
                       short.standardError)
+        try RGBImage(width: 120, height: 160, color: .white).writePNG(to: frames.appendingPathComponent("0004.png"))
+        let mixed = try CoachExecutable.run(["analyze", frames.path, "--board-box", "50,70,60,15"])
+        XCTAssertNotEqual(mixed.exitCode, 0)
+        XCTAssertTrue(mixed.standardError.contains("0004.png' is 120×160, but the folder's first frame '0000.png' is 160×120"),
+                      mixed.standardError)
     }
 
     /// Key frames never go into the folder of frames being analysed (they would become input).
