@@ -38,7 +38,7 @@ TEST_STAMP := $(VENV)/.coach-test-peers-2
 BENCH_PEERS := $(TEST_PEERS) scikit-learn aeon==1.6.0
 BENCH_STAMP := $(VENV)/.coach-bench-peers-1
 
-.PHONY: build deps swift-build weights pose-models test-peers bench-peers demo test bench fuzz clean help
+.PHONY: build deps swift-build weights pose-models stale-models test-peers bench-peers demo test bench fuzz clean help
 
 help:
 	@echo "make demo   build, train every sample model on datasets/ and print evaluations"
@@ -79,7 +79,15 @@ $(PTH): | deps
 	shutil.copyfileobj(z.open(m[0]), open('$(PTH).part','wb'))"
 	@mv $(PTH).part $(PTH)
 
-weights: $(BACKBONE)
+## Model files an older Coach imported carry no integrity header or weights checksum: import them
+## again (the backbone is refused without its checksum).
+stale-models:
+	@if [ -f $(BACKBONE) ] && ! head -c 11 $(BACKBONE) | grep -q '^coach-model'; then \
+	  echo "==> $(BACKBONE) predates Coach's integrity checks: importing it again"; rm -f $(BACKBONE); fi
+	@if [ -f $(POSE_STAMP) ] && ! head -c 11 $(POSE_STAMP) | grep -q '^coach-model'; then \
+	  echo "==> $(POSE_MODELS) predates Coach's integrity checks: importing the pose models again"; rm -f $(POSE_MODELS)/*.h5; fi
+
+weights: stale-models $(BACKBONE)
 
 $(BACKBONE): $(PTH) | swift-build
 	@echo "==> importing the backbone into $(BACKBONE)"
@@ -103,7 +111,7 @@ $(POSE_STAMP): $(MEDIAPIPE)/hand_landmark_full.tflite | swift-build
 	@echo "==> importing MediaPipe's pose and hand models into $(POSE_MODELS)"
 	@$(COACH) import-pose-models $(MEDIAPIPE) --output $(POSE_MODELS)
 
-pose-models: $(POSE_STAMP)
+pose-models: stale-models $(POSE_STAMP)
 
 ## test-peers, bench-peers: the Python peers tests and benchmarks compare with, in $(VENV).
 $(TEST_STAMP): | deps

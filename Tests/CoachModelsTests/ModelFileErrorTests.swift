@@ -157,6 +157,25 @@ final class ModelFileErrorTests: XCTestCase {
             path: numeric.path, reason: "its root attribute 'format' holds a floating-point number, expected a string"))
     }
 
+    /// A backbone file without the weights checksum (what an older Coach imported) is refused with
+    /// how to import it again (issue 14: a bit-flipped one classified a photo as "100 % sorrel").
+    func testBackboneWithoutItsWeightsChecksumIsRefused() throws {
+        let url = try temporaryDirectory(self).appendingPathComponent("efficientnet-lite0.h5")
+        try coachLike(url, weights: { fixture in
+            fixture.group("weights")
+            fixture.floatDataset("weights/stem.conv.weight", shape: [2], values: [1, 2])
+        })
+        XCTAssertFalse(try ModelFile.read(from: url).weightsAreChecked)
+        XCTAssertThrowsError(try Backbone.load(from: url)) { error in
+            guard case .unverified(let path)? = error as? BackboneError else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, url.path)
+            XCTAssertTrue(error.localizedDescription.contains("make weights"), error.localizedDescription)
+        }
+        let written = url.deletingLastPathComponent().appendingPathComponent("new.h5")
+        try ModelFile(metadata: ModelMetadata(task: .backbone), tensors: ["w": Tensor([1, 2])]).write(to: written)
+        XCTAssertTrue(try ModelFile.read(from: written).weightsAreChecked)
+    }
+
     /// Writes a file shaped like a Coach model, with the given root attributes.
     private func coachLike(_ url: URL, version: Int64? = 1, metadata: String? = #"{"task":"backbone"}"#,
                            variableLength: Bool = false, weights: ((HDF5Fixture) -> Void)? = { $0.group("weights") }) throws {

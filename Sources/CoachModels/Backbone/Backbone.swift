@@ -23,6 +23,9 @@ public struct Backbone {
         guard file.metadata.task == .backbone else {
             throw BackboneError.notABackbone(path: url.path, task: file.metadata.task.rawValue)
         }
+        // Every image model's numbers come from these weights: a copy nothing vouches for is not
+        // used (issue 14: a bit-flipped old backbone classified a photo as "100 % sorrel").
+        guard file.weightsAreChecked else { throw BackboneError.unverified(path: url.path) }
         return Backbone(network: try EfficientNetLite0(weights: file.tensors), url: url,
                         sha256: try FileDigest.sha256(ofFileAt: url), name: file.metadata.name ?? "efficientnet-lite0")
     }

@@ -145,6 +145,8 @@ public enum BackboneError: Error, LocalizedError {
     case notFound(searched: String)
     /// A head model needs a different backbone than the one given.
     case mismatch(model: String, expectedName: String, expectedSHA256: String, foundName: String, foundSHA256: String, backbonePath: String)
+    /// The backbone file carries no checksum of its weights (an older Coach imported it).
+    case unverified(path: String)
 
     public var errorDescription: String? {
         switch self {
@@ -159,6 +161,9 @@ public enum BackboneError: Error, LocalizedError {
             return "the pretrained backbone was not found (looked for \(searched)); run 'make build' to fetch and import it, or pass --backbone PATH / set COACH_BACKBONE"
         case let .mismatch(model, expectedName, expectedSHA, foundName, foundSHA, backbonePath):
             return "\(model) was trained on backbone \(expectedName) with SHA-256 \(expectedSHA), but \(backbonePath) is \(foundName) with SHA-256 \(foundSHA); use the backbone file the model was trained with (or retrain the model)"
+        case let .unverified(path):
+            return "\(path): this backbone was imported by an older Coach and carries no checksum of its weights, so a damaged copy "
+                + "would go unnoticed; import it again ('make weights' does, after removing the file, or 'coach import-backbone PATH.pth --output \(path) --overwrite')"
         }
     }
 }

@@ -34,6 +34,9 @@ public struct ModelFile: Equatable, Sendable {
     public internal(set) var fileFormatVersion: Int
     /// The path this model was read from, used to name the file in errors (`nil` when new).
     public internal(set) var sourcePath: String?
+    /// Whether the weights were read from a file that carries their SHA-256 and matched it (false
+    /// for files written before the checksum existed, and for models not read from a file).
+    public internal(set) var weightsAreChecked = false
 
     /// A model with `metadata` and `tensors`, not yet on disk.
     public init(metadata: ModelMetadata, tensors: [String: Tensor] = [:]) {
@@ -63,6 +66,7 @@ public struct ModelFile: Equatable, Sendable {
         var model = ModelFile(metadata: contents.metadata, tensors: contents.tensors)
         model.fileFormatVersion = contents.formatVersion
         model.sourcePath = url.path
+        model.weightsAreChecked = contents.weightsChecked
         return model
     }
 

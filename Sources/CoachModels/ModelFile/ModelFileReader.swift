@@ -15,6 +15,8 @@ enum ModelFileReader {
         var shapes: [String: [Int]]
         /// Empty unless the tensors were loaded.
         var tensors: [String: Tensor]
+        /// Whether the tensors were checked against the file's weights checksum.
+        var weightsChecked = false
     }
 
     /// The 8-byte signature every HDF5 superblock starts with.
@@ -171,6 +173,7 @@ enum ModelFileReader {
         }
         // Files written since the checksum was added carry one: a changed byte in the weights is
         // an error here, not a model that trains or predicts on damaged numbers.
+        var checked = false
         if loadingTensors, try HDF5Attributes.exists(ModelFile.weightsDigestAttribute, on: file) {
             let recorded = (try? HDF5Attributes.readString(named: ModelFile.weightsDigestAttribute, on: file)) ?? ""
             let ordered = tensors.keys.sorted(by: TensorNameOrder.areInIncreasingOrder).map { ($0, tensors[$0]!) }
@@ -178,8 +181,9 @@ enum ModelFileReader {
                 throw ModelFileError.damaged(path: path, detail: "its weights do not match the SHA-256 written with them "
                                              + "(bytes changed after writing); get or train the file again")
             }
+            checked = true
         }
-        return Contents(formatVersion: Int(version), metadata: metadata, shapes: shapes, tensors: tensors)
+        return Contents(formatVersion: Int(version), metadata: metadata, shapes: shapes, tensors: tensors, weightsChecked: checked)
     }
 }
 
