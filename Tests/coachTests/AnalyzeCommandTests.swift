@@ -60,14 +60,20 @@ final class AnalyzeCommandTests: XCTestCase {
         XCTAssertTrue(twice.standardError.contains("gives 'underleg' twice"), twice.standardError)
     }
 
-    /// A game that could not be played prints why, not a score: no "total: 0 points" beside the error.
-    func testUnplayedGamePrintsNoScore() throws {
-        let directory = try temporaryDirectory(self)
+    /// `count` identical 160×120 frames of a green field with a board at (50, 70, 60×15), in `directory`/frames.
+    func writeStillFrames(_ count: Int, in directory: URL) throws -> URL {
         let frames = directory.appendingPathComponent("frames")
         try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
         var image = RGBImage(width: 160, height: 120, color: RGBColor(red: 40, green: 110, blue: 50))
         image.fillRectangle(x0: 50, y0: 70, x1: 110, y1: 85, color: RGBColor(red: 200, green: 170, blue: 120))
-        for index in 0..<24 { try image.writePNG(to: frames.appendingPathComponent(String(format: "%04d.png", index))) }
+        for index in 0..<count { try image.writePNG(to: frames.appendingPathComponent(String(format: "%04d.png", index))) }
+        return frames
+    }
+
+    /// A game that could not be played prints why, not a score: no "total: 0 points" beside the error.
+    func testUnplayedGamePrintsNoScore() throws {
+        let directory = try temporaryDirectory(self)
+        let frames = try writeStillFrames(24, in: directory)
         let poses = directory.appendingPathComponent("nobody.csv")
         let header = ["time"] + JointSet.body18.names.flatMap { ["\($0)_x", "\($0)_y"] }
         let empty = String(repeating: ",", count: 2 * JointSet.body18.count)
@@ -82,11 +88,7 @@ final class AnalyzeCommandTests: XCTestCase {
     /// A given board box outside the frames is named as such (not "no board found"), and style
     /// points for throw types no classifier gives are refused (issue 14: they were ignored).
     func testBoardBoxOutsideTheFramesAndStylePointsWithoutTypesAreNamed() throws {
-        let directory = try temporaryDirectory(self)
-        let frames = directory.appendingPathComponent("frames")
-        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
-        let image = RGBImage(width: 160, height: 120, color: RGBColor(red: 40, green: 110, blue: 50))
-        for index in 0..<4 { try image.writePNG(to: frames.appendingPathComponent(String(format: "%04d.png", index))) }
+        let frames = try writeStillFrames(4, in: try temporaryDirectory(self))
         let outside = try CoachExecutable.run(["analyze", frames.path, "--board-box", "500,400,60,15"])
         XCTAssertNotEqual(outside.exitCode, 0)
         XCTAssertTrue(outside.standardError.contains("--board-box 500,400,60,15 lies outside the video's 160×120 frames"),
