@@ -86,6 +86,13 @@ struct GenerateSamplesCommand: ParsableCommand {
             if FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), !isFolder.boolValue {
                 throw ValidationError("--output '\(output)' is not a folder: generate-samples writes a folder per sample into it; choose another --output")
             }
+            if let motionCapture {
+                var isMotionFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: motionCapture, isDirectory: &isMotionFolder), isMotionFolder.boolValue else {
+                    throw ValidationError("--motion-capture '\(motionCapture)' is not a folder: give the folder of motion-capture trials "
+                                          + "with their labels.csv (../shared/data/mocap-motions)")
+                }
+            }
             let samples = only.isEmpty ? Sample.allCases : only
             for sample in samples { try checkDestination(root.appendingPathComponent(sample.rawValue)) }
             for sample in samples {

@@ -32,6 +32,10 @@ struct ImportPoseModelsCommand: ParsableCommand {
 
     func run() throws {
         let folder = URL(fileURLWithPath: output)
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: output, isDirectory: &isFolder), !isFolder.boolValue {
+            throw ValidationError("--output '\(output)' is not a folder: import-pose-models writes a folder of model files; choose another --output")
+        }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {

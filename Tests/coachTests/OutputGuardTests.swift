@@ -209,6 +209,13 @@ final class WriteErrorTests: XCTestCase {
         XCTAssertNotEqual(output.exitCode, 0)
         XCTAssertTrue(output.standardError.contains("is not a folder: generate-samples writes a folder per sample"), output.standardError)
         XCTAssertEqual(try Data(contentsOf: file), Data("notes".utf8))
+        let models = try CoachExecutable.run(["import-pose-models", file.deletingLastPathComponent().path, "--output", file.path])
+        XCTAssertTrue(models.standardError.contains("is not a folder: import-pose-models writes a folder of model files"),
+                      models.standardError)
+        let motion = try CoachExecutable.run(["generate-samples", "--only", "throws", "--output", file.deletingLastPathComponent().path + "/s",
+                                              "--motion-capture", "/nonexistent"])
+        XCTAssertTrue(motion.standardError.contains("--motion-capture '/nonexistent' is not a folder"), motion.standardError)
+        XCTAssertEqual(try Data(contentsOf: file), Data("notes".utf8))
     }
 }
 
