@@ -31,9 +31,10 @@ POSE_STAMP := $(POSE_MODELS)/hand-landmarks.h5
 # The bench and test venv: the peers Coach is compared with (never needed to run Coach).
 VENV := $(CACHE)/venv
 # What the tests compare with (LiteRT: Google's runtime for the imported TFLite models; onnx and
-# onnxruntime: the checker and runtime of `coach export`'s ONNX files) …
-TEST_PEERS := numpy ai-edge-litert onnx onnxruntime
-TEST_STAMP := $(VENV)/.coach-test-peers-2
+# onnxruntime: the checker and runtime of `coach export`'s ONNX files; coremltools: the parser
+# of its Core ML files, which Tests/CoachExportTests/CoreML/coreml_nn.py runs in numpy) …
+TEST_PEERS := numpy ai-edge-litert onnx onnxruntime coremltools
+TEST_STAMP := $(VENV)/.coach-test-peers-3
 # … and what the benchmarks run beside Coach.
 BENCH_PEERS := $(TEST_PEERS) scikit-learn aeon==1.6.0
 BENCH_STAMP := $(VENV)/.coach-bench-peers-1
@@ -181,6 +182,11 @@ demo: build
 	@$(COACH) evaluate models/boards.h5 --annotations datasets/cornhole/test/annotations.json
 	@mkdir -p $(GENERATED)/cornhole
 	@$(COACH) predict models/boards.h5 datasets/cornhole/test/0126.jpg --draw $(GENERATED)/cornhole/0126-boxes.png --overwrite
+	@echo "==> export: the board detector and the image classifier as Core ML files for Xcode, and ONNX"
+	@mkdir -p $(GENERATED)/export
+	@$(COACH) export models/boards.h5 --format coreml --output $(GENERATED)/export/Boards.mlmodel --overwrite
+	@$(COACH) export models/sports-gear.h5 --format coreml --output $(GENERATED)/export/SportsGear.mlmodel --overwrite
+	@$(COACH) export models/sports-gear.h5 --format onnx --output $(GENERATED)/export/sports-gear.onnx --overwrite
 	@echo "==> the game: coach analyze on the rendered game in $(GENERATED)/game (its board box and the player's poses come with it;"
 	@echo "    the throw classifier above types the throws; truth.json says what really happened)"
 	@box=$$($(PYTHON) -c "import json; print(','.join('%.0f' % v for v in json.load(open('$(GENERATED)/game/truth.json'))['boardBox']))"); \

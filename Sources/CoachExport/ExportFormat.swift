@@ -2,7 +2,7 @@ import Foundation
 
 /// A file format a Coach model can be exported to.
 public enum ExportFormat: String, CaseIterable, Sendable {
-    /// Apple's Core ML (`.mlmodel`, NeuralNetwork specification) — not implemented yet (issue 15).
+    /// Apple's Core ML (`.mlmodel`, NeuralNetwork specification).
     case coreml
     /// ONNX (`.onnx`, opset 13, IR 7).
     case onnx

@@ -46,7 +46,7 @@ public enum ImageClassifierONNXExporter {
                      attributes: [ONNXAttribute("axis", .integer(1))], output: outputName)
         return ONNXModel(graph: builder.graph, producerVersion: CoachVersion.current,
                          documentation: documentation(classifier: classifier),
-                         metadata: ONNXMetadata.entries(for: metadata, inputDescription: inputDescription(classifier.encoding)))
+                         metadata: ExportMetadata.entries(for: metadata, inputDescription: inputDescription(classifier.encoding)))
     }
 
     /// What the input holds and how to make it, for the file's description and metadata.

@@ -10,13 +10,16 @@ import Foundation
 /// try data.write(to: URL(fileURLWithPath: "gear.onnx"), options: .atomic)
 /// ```
 ///
-/// Today: image classifiers (`ImageClassifierONNXExporter`) and object detectors
-/// (`ObjectDetectorONNXExporter`) to ONNX. Other kinds and Core ML throw
-/// `ExportError.notImplemented` (issue 15).
+/// Today: image classifiers (`ImageClassifierONNXExporter`, `ImageClassifierCoreMLExporter`)
+/// and object detectors (`ObjectDetectorONNXExporter`, `ObjectDetectorCoreMLExporter`), to ONNX
+/// and Core ML. Other kinds throw `ExportError.notImplemented` (issue 15).
 public enum ModelExporter {
     /// Whether `task` exports to `format` today.
     public static func supports(task: ModelTask, format: ExportFormat) -> Bool {
-        (task == .imageClassifier || task == .objectDetector) && format == .onnx
+        switch (task, format) {
+        case (.imageClassifier, _), (.objectDetector, _): return true
+        default: return false
+        }
     }
 
     /// The exported bytes of the model file at `modelURL`.
@@ -41,12 +44,22 @@ public enum ModelExporter {
                                              foundName: backbone.name, foundSHA256: backbone.sha256,
                                              backbonePath: backbone.url.path)
             }
-            return ObjectDetectorONNXExporter.model(detector: detector, backbone: backbone, metadata: file.metadata).serialized()
+            switch format {
+            case .onnx:
+                return ObjectDetectorONNXExporter.model(detector: detector, backbone: backbone, metadata: file.metadata).serialized()
+            case .coreml:
+                return ObjectDetectorCoreMLExporter.model(detector: detector, backbone: backbone, metadata: file.metadata).serialized()
+            }
         }
         let classifier = try ImageClassifierModel(file: file, path: path)
         let backbone = try loadBackbone(backboneURL)
         try classifier.checkBackbone(backbone, modelPath: path)
-        return ImageClassifierONNXExporter.model(classifier: classifier, backbone: backbone, metadata: file.metadata).serialized()
+        switch format {
+        case .onnx:
+            return ImageClassifierONNXExporter.model(classifier: classifier, backbone: backbone, metadata: file.metadata).serialized()
+        case .coreml:
+            return ImageClassifierCoreMLExporter.model(classifier: classifier, backbone: backbone, metadata: file.metadata).serialized()
+        }
     }
 
     private static func loadBackbone(_ url: URL?) throws -> Backbone {

@@ -1,11 +1,13 @@
 import Foundation
 
 /// A minimal Protocol Buffers encoder: the wire types the exported formats need (varints,
-/// length-delimited bytes, strings and messages, fixed32 floats, packed repeated fields).
+/// length-delimited bytes, strings and messages, fixed32 floats, fixed64 doubles, packed repeated
+/// fields).
 ///
 /// Fields are written in the order they are called, so the same calls give the same bytes.
 /// Wire format: each field is a tag `(field number << 3) | wire type` as a varint, then its
-/// value — wire type 0 a varint, 2 a varint length and that many bytes, 5 four little-endian bytes.
+/// value — wire type 0 a varint, 1 eight little-endian bytes, 2 a varint length and that many
+/// bytes, 5 four little-endian bytes.
 public struct ProtobufWriter {
     /// The bytes written so far.
     public private(set) var bytes: [UInt8] = []
@@ -26,7 +28,7 @@ public struct ProtobufWriter {
         bytes.append(UInt8(remaining))
     }
 
-    /// Appends the tag of field `number` with `wireType` (0 varint, 2 length-delimited, 5 fixed32).
+    /// Appends the tag of field `number` with `wireType` (0 varint, 1 fixed64, 2 length-delimited, 5 fixed32).
     public mutating func writeTag(_ number: Int, wireType: Int) {
         writeVarint(UInt64(number << 3 | wireType))
     }
@@ -41,6 +43,13 @@ public struct ProtobufWriter {
     public mutating func writeFloat(_ number: Int, _ value: Float) {
         writeTag(number, wireType: 5)
         appendLittleEndian(value.bitPattern)
+    }
+
+    /// A `double` field (fixed64, little-endian).
+    public mutating func writeDouble(_ number: Int, _ value: Double) {
+        writeTag(number, wireType: 1)
+        appendLittleEndian(UInt32(truncatingIfNeeded: value.bitPattern))
+        appendLittleEndian(UInt32(truncatingIfNeeded: value.bitPattern >> 32))
     }
 
     /// A `bytes` field.

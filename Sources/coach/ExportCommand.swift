@@ -6,9 +6,14 @@ import Foundation
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export a trained model to ONNX (Core ML and other kinds: issue 15).",
+        abstract: "Export a trained model to Core ML or ONNX (other kinds: issue 15).",
         discussion: """
-        Image classifiers export to ONNX (opset 13): one graph with the backbone inside, \
+        Image classifiers export to Core ML (.mlmodel, specification 4: iOS 13 / macOS \
+        10.15 and later), a drop-in for a Create ML image classifier: input 'image', an \
+        RGB 256 × 256 image (with Vision, imageCropAndScaleOption .centerCrop; the model \
+        classifies its centre 224 × 224, the backbone inside), outputs 'classLabel' and \
+        'classLabelProbs'. Core ML does not run on Linux: open the file in Xcode to check \
+        it there. Image classifiers also export to ONNX (opset 13): one graph with the backbone inside, \
         input 'image' float32 [1, 3, 224, 224] holding RGB 0…255 after Coach's resizing \
         (short side 256, anti-aliased bilinear, centre 224 × 224 crop; the (x − 127) / 128 \
         normalisation is in the graph), output 'classLabelProbs' [1, classes], class \
@@ -18,10 +23,11 @@ struct ExportCommand: ParsableCommand {
         'rawStride16'/'rawStride32' [1, rows, columns, anchors·(5 + classes)] and the \
         decoded 'confidence' [boxes, classes] and 'coordinates' [boxes, 4] (normalised \
         centre x, y, width, height), no NMS; anchors in the metadata entry 'anchors'. \
-        Core ML, and the other model kinds, are not implemented yet and are refused. \
-        The file is written atomically.
+        Object detectors to Core ML, and the other model kinds, are not implemented yet \
+        and are refused. The file is written atomically.
 
         Examples:
+          coach export models/sports-gear.h5 --format coreml --output SportsGear.mlmodel
           coach export models/sports-gear.h5 --format onnx --output sports-gear.onnx
           coach export gear.h5 --format onnx --output gear.onnx --backbone b.h5
           coach export models/board.h5 --format onnx --output board.onnx
@@ -30,10 +36,10 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "The model file (.h5) to export.")
     var model: String
 
-    @Option(help: "The format: onnx (coreml: not implemented yet).")
+    @Option(help: "The format: coreml or onnx.")
     var format: ExportFormat
 
-    @Option(help: "The file to write (e.g. MODEL.onnx).")
+    @Option(help: "The file to write (e.g. MODEL.mlmodel or MODEL.onnx).")
     var output: String
 
     @Option(help: ArgumentHelp(backboneOptionHelp))

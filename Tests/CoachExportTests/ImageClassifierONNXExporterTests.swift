@@ -10,74 +10,23 @@ import XCTest
 /// fully checks the file, and onnxruntime's probabilities on real images equal
 /// `CoachRuntime.ImageClassifier`'s on the same pixels.
 final class ImageClassifierONNXExporterTests: XCTestCase {
-    /// Trains a small classifier (logistic or MLP head) on generated sports-gear photos and
-    /// writes it to `directory`; the photos' folder is returned too.
-    private func trainedModel(in directory: URL, classifier: ImageClassifierKind, backbone: Backbone) throws -> (model: URL, photos: URL) {
-        let root = directory.appendingPathComponent("gear")
-        if !FileManager.default.fileExists(atPath: root.path) {
-            _ = try SportsGearImageGenerator().generate(into: root, trainingPerClass: 8, testPerClass: 1, seed: 4)
-        }
-        var configuration = ImageClassifierTrainingConfiguration()
-        configuration.seed = 2
-        configuration.classifier = classifier
-        configuration.maximumIterations = 20
-        let cache = FeatureCache(directory: SharedData.repositoryRoot.appendingPathComponent(".build/test-cache/features"))
-        let result = try ImageClassifierTrainer(configuration: configuration, backbone: backbone, featureCache: cache)
-            .train(data: root.appendingPathComponent("train"))
-        var file = result.model.modelFile()
-        file.metadata.summary = "Sports gear, for the export test"
-        file.metadata.extra["author"] = "Coach tests"
-        file.metadata.extra["license"] = "CC0-1.0"
-        let url = directory.appendingPathComponent("gear-\(classifier.rawValue).h5")
-        try file.write(to: url)
-        return (url, root.appendingPathComponent("test"))
-    }
-
-    /// Real photos to run: one generated test photo per class, and the shared reference photos when present.
-    private func photos(in testFolder: URL) throws -> [URL] {
-        var result: [URL] = []
-        for label in try FileManager.default.contentsOfDirectory(atPath: testFolder.path).sorted() {
-            let folder = testFolder.appendingPathComponent(label)
-            if let first = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().first {
-                result.append(folder.appendingPathComponent(first))
-            }
-        }
-        let reference = SharedData.root.appendingPathComponent("reference/efficientnet-lite0/images/chelsea.png")
-        if FileManager.default.fileExists(atPath: reference.path) { result.append(reference) }
-        return result
-    }
-
-    /// The exporter's input for `photo`: RGB 0…255 after Coach's resize and centre crop, NCHW,
-    /// written as raw little-endian float32.
-    private func writeInput(of photo: URL, encoding: ImageInputEncoding, to url: URL) throws {
-        let image = try encoding.decode(contentsOf: photo)
-        let cropped = try image.resizedAndCenterCropped(shortSide: encoding.shortSide, cropWidth: encoding.cropSize,
-                                                        cropHeight: encoding.cropSize)
-        let pixels = cropped.width * cropped.height
-        var planar = [Float](repeating: 0, count: pixels * 3)
-        for pixel in 0..<pixels {
-            for channel in 0..<3 { planar[channel * pixels + pixel] = cropped.values[pixel * 3 + channel] }
-        }
-        try planar.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: url)
-    }
-
     func testOnnxRuntimeGivesCoachRuntimesProbabilities() throws {
         let backbone = try BackboneFixture.load()
         let python = try ONNXPeer.python()
         let directory = try temporaryDirectory(self)
         var largest: Float = 0, undecided = 0
         for kind in [ImageClassifierKind.logistic, .mlp] {
-            let (modelURL, testFolder) = try trainedModel(in: directory, classifier: kind, backbone: backbone)
+            let (modelURL, testFolder) = try ImageClassifierExportFixture.trainedModel(in: directory, classifier: kind, backbone: backbone)
             let onnxURL = directory.appendingPathComponent("gear-\(kind.rawValue).onnx")
             try ModelExporter.export(modelAt: modelURL, format: .onnx, backbone: BackboneFixture.url).write(to: onnxURL)
 
             let classifier = try ImageClassifier(contentsOf: modelURL, backbone: BackboneFixture.url)
-            let photos = try photos(in: testFolder)
+            let photos = try ImageClassifierExportFixture.photos(in: testFolder)
             XCTAssertGreaterThanOrEqual(photos.count, 3)
             var inputs: [URL] = []
             for (index, photo) in photos.enumerated() {
                 let input = directory.appendingPathComponent("input-\(index).f32")
-                try writeInput(of: photo, encoding: classifier.model.encoding, to: input)
+                try ImageClassifierExportFixture.writeInput(of: photo, encoding: classifier.model.encoding, to: input)
                 inputs.append(input)
             }
             let report = try ONNXPeer.run(model: onnxURL, inputs: inputs, python: python, in: directory)
@@ -107,13 +56,8 @@ final class ImageClassifierONNXExporterTests: XCTestCase {
             for (photo, onnx) in zip(photos, report.results) {
                 let coach = try classifier.predictions(for: photo)
                 XCTAssertEqual(onnx.count, labels.count)
-                for prediction in coach {
-                    let probability = onnx[labels.firstIndex(of: prediction.label)!]
-                    let difference = abs(probability - Float(prediction.confidence))
-                    largest = max(largest, difference)
-                    if (0.01...0.99).contains(probability) { undecided += 1 }
-                    XCTAssertLessThanOrEqual(difference, 1e-4, "\(kind) \(photo.lastPathComponent) \(prediction.label)")
-                }
+                ImageClassifierExportFixture.compare(coach, with: { onnx[labels.firstIndex(of: $0)!] },
+                                                     context: "\(kind) \(photo.lastPathComponent)", largest: &largest, undecided: &undecided)
             }
         }
         XCTAssertGreaterThan(undecided, 0, "some probabilities should be far from 0 and 1, so the comparison means something")
@@ -121,7 +65,7 @@ final class ImageClassifierONNXExporterTests: XCTestCase {
               + "(\(undecided) probabilities in 0.01…0.99)")
     }
 
-    func testTheSameModelExportsToTheSameBytes() throws {
+    func testTheSameModelExportsToTheSameBytesInEveryFormat() throws {
         let backbone = try BackboneFixture.load()
         let directory = try temporaryDirectory(self)
         let head = ImageClassifierHead(layers: [ImageClassifierHead.Layer(weight: Tensor(shape: [1280, 2], scalars: (0..<2560).map { Float($0 % 7) / 100 }),
@@ -130,11 +74,13 @@ final class ImageClassifierONNXExporterTests: XCTestCase {
                                          name: "twice", training: ["seed": 1], metrics: ["training.accuracy": 1])
         let url = directory.appendingPathComponent("twice.h5")
         try model.modelFile().write(to: url)
-        let first = try ModelExporter.export(modelAt: url, format: .onnx, backbone: BackboneFixture.url)
-        let second = try ModelExporter.export(modelAt: url, format: .onnx, backbone: BackboneFixture.url)
-        XCTAssertEqual(first, second)
-        // EfficientNet-Lite0 without its ImageNet classifier: 3.4 million float32 weights.
-        XCTAssertGreaterThan(first.count, 13_000_000, "the backbone's weights are inside")
+        for format in ExportFormat.allCases {
+            let first = try ModelExporter.export(modelAt: url, format: format, backbone: BackboneFixture.url)
+            let second = try ModelExporter.export(modelAt: url, format: format, backbone: BackboneFixture.url)
+            XCTAssertEqual(first, second, "\(format)")
+            // EfficientNet-Lite0 without its ImageNet classifier: 3.4 million float32 weights.
+            XCTAssertGreaterThan(first.count, 13_000_000, "\(format): the backbone's weights are inside")
+        }
     }
 
     func testFilesThatCannotBeExportedAreClearErrors() throws {
@@ -158,8 +104,8 @@ final class ImageClassifierONNXExporterTests: XCTestCase {
         try ImageClassifierModel(labels: ["a", "b"], head: head,
                                  backbone: BackboneReference(name: "efficientnet-lite0", sha256: String(repeating: "0", count: 64)))
             .modelFile().write(to: classifier)
-        XCTAssertThrowsError(try ModelExporter.export(modelAt: classifier, format: .coreml)) { error in
-            XCTAssertEqual(error as? ExportError, .notImplemented(path: classifier.path, task: "image-classifier", format: .coreml))
+        XCTAssertThrowsError(try ModelExporter.export(modelAt: other, format: .coreml)) { error in
+            XCTAssertEqual(error as? ExportError, .notImplemented(path: other.path, task: "action-classifier", format: .coreml))
             XCTAssertTrue(error.localizedDescription.contains("Core ML is not implemented yet"), error.localizedDescription)
         }
         // A missing backbone names the file looked for.

@@ -12,31 +12,11 @@ import XCTest
 /// fully checks the file, and onnxruntime's raw head tensors and decoded boxes on letterboxed
 /// synthetic board photos equal Coach's own head and `DetectionBoxCoding` on the same pixels.
 final class ObjectDetectorONNXExporterTests: XCTestCase {
-    /// A small board detector (anchors on strides 16 and 32, 224² input) trained on synthetic photos.
-    private func trainedDetector(in folder: URL, backbone: Backbone) throws -> URL {
-        var scene = BoardSceneConfiguration()
-        scene.imageSizes = [(200, 160), (160, 200)]
-        scene.distanceRange = 1.8...3
-        scene.negativeShare = 0
-        let summary = try BoardDatasetGenerator(configuration: scene).generate(into: folder.appendingPathComponent("train"),
-                                                                               images: 24, seed: 21)
-        let training = try DetectionDataset.load(from: summary.annotationFile)
-        let configuration = ObjectDetectorTrainingConfiguration(inputSize: 224, maximumIterations: 150, batchSize: 8,
-                                                                viewsPerImage: 2, seed: 5)
-        let trained = try ObjectDetectorTrainer.train(training: training, validation: nil, backbone: backbone,
-                                                      configuration: configuration)
-        var file = trained.modelFile
-        file.metadata.summary = "Boards, for the export test"
-        let url = folder.appendingPathComponent("board.h5")
-        try file.write(to: url)
-        return url
-    }
-
     func testOnnxRuntimeGivesCoachsHeadOutputsAndBoxes() throws {
         let backbone = try BackboneFixture.load()
         let python = try ONNXPeer.python()
         let directory = try temporaryDirectory(self)
-        let modelURL = try trainedDetector(in: directory, backbone: backbone)
+        let modelURL = try ObjectDetectorExportFixture.trainedDetector(in: directory, backbone: backbone)
         let onnxURL = directory.appendingPathComponent("board.onnx")
         let exported = try ModelExporter.export(modelAt: modelURL, format: .onnx, backbone: BackboneFixture.url)
         try exported.write(to: onnxURL)
@@ -46,22 +26,12 @@ final class ObjectDetectorONNXExporterTests: XCTestCase {
         let model = try ObjectDetectorModel(file: ModelFile.read(from: modelURL))
         let c = model.configuration, grids = c.grids
         XCTAssertEqual(c.levels.map(\.stride), [16, 32])
-        let encoding = DetectorInputEncoding(configuration: c)
         let photos = ["0001.jpg", "0002.jpg", "0003.jpg"].map { directory.appendingPathComponent("train/\($0)") }
         var inputs: [URL] = [], encoded: [[Float]] = []
         for (index, photo) in photos.enumerated() {
-            let image = try ImageDecoder.decode(contentsOf: photo, options: encoding.decodingOptions).image
-            // The exporter's input: Coach's letterbox, RGB 0…255, NCHW.
-            let boxed = try image.letterboxed(width: c.inputWidth, height: c.inputHeight, fillValue: DetectorInputEncoding.mean)
-            let pixels = c.inputWidth * c.inputHeight
-            var planar = [Float](repeating: 0, count: pixels * 3)
-            for pixel in 0..<pixels {
-                for channel in 0..<3 { planar[channel * pixels + pixel] = boxed.image.values[pixel * 3 + channel] }
-            }
             let input = directory.appendingPathComponent("input-\(index).f32")
-            try planar.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: input)
+            encoded.append(try ObjectDetectorExportFixture.writeLetterboxedInput(of: photo, configuration: c, to: input))
             inputs.append(input)
-            encoded.append(try encoding.encode(image).pixels)
         }
         let report = try ONNXPeer.run(model: onnxURL, inputs: inputs, python: python, in: directory)
 
@@ -143,9 +113,9 @@ final class ObjectDetectorONNXExporterTests: XCTestCase {
               + "\(runtimeDifference); \(confident) slots with confidence ≥ 0.5")
     }
 
-    func testDetectorsExportButOtherKindsAndCoreMLAreRefused() throws {
+    func testDetectorsExportButOtherKindsAreRefused() throws {
         XCTAssertTrue(ModelExporter.supports(task: .objectDetector, format: .onnx))
-        XCTAssertFalse(ModelExporter.supports(task: .objectDetector, format: .coreml))
+        XCTAssertTrue(ModelExporter.supports(task: .objectDetector, format: .coreml))
         XCTAssertFalse(ModelExporter.supports(task: .actionClassifier, format: .onnx))
     }
 }

@@ -53,6 +53,10 @@ final class ProtobufWriterTests: XCTestCase {
         var writer = ProtobufWriter()
         writer.writeFloat(2, 0.5)
         XCTAssertEqual(writer.bytes, [0x15, 0x00, 0x00, 0x00, 0x3F])
+        // Field 110 = 0.45 as fixed64: tag 110 << 3 | 1 = 881 = F1 06, then 0x3FDCCCCCCCCCCCCD little-endian.
+        writer = ProtobufWriter()
+        writer.writeDouble(110, 0.45)
+        XCTAssertEqual(writer.bytes, [0xF1, 0x06, 0xCD, 0xCC, 0xCC, 0xCC, 0xCC, 0xCC, 0xDC, 0x3F])
         // Packed floats [1, −2] in field 4: tag 22, length 08, 0x3F800000 and 0xC0000000 little-endian.
         writer = ProtobufWriter()
         writer.writePackedFloats(4, [1, -2])

@@ -40,6 +40,21 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: output), first, "the same model exports to the same bytes")
     }
 
+    func testExportWritesACoreMLImageClassifier() throws {
+        let backbone = try BackboneFixture.load()
+        let directory = try temporaryDirectory(self)
+        let model = try writeClassifier(in: directory, backbone: backbone)
+        let output = directory.appendingPathComponent("Gear.mlmodel")
+        let result = try CoachExecutable.run(["export", model.path, "--format", "coreml", "--output", output.path],
+                                             environment: ["COACH_BACKBONE": BackboneFixture.url.path])
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("wrote \(output.path) (Core ML"), result.standardOutput)
+        let data = try Data(contentsOf: output)
+        XCTAssertGreaterThan(data.count, 13_000_000, "the backbone's weights are inside")
+        // Model starts with specificationVersion 4 (08 04).
+        XCTAssertEqual(Array(data.prefix(2)), [0x08, 0x04])
+    }
+
     func testExportWritesAnObjectDetector() throws {
         let backbone = try BackboneFixture.load()
         let directory = try temporaryDirectory(self)
@@ -82,16 +97,18 @@ final class ExportCommandTests: XCTestCase {
         try ImageClassifierModel(labels: ["a", "b"], head: head,
                                  backbone: BackboneReference(name: "efficientnet-lite0", sha256: String(repeating: "0", count: 64)))
             .modelFile().write(to: classifier)
-        result = try run([classifier.path, "--format", "coreml"])
-        XCTAssertTrue(result.standardError.contains("to Core ML is not implemented yet (issue 15)"), result.standardError)
         let actions = directory.appendingPathComponent("throws.h5")
         try ModelFile(metadata: ModelMetadata(task: .actionClassifier, classLabels: ["a", "b"])).write(to: actions)
+        result = try run([actions.path, "--format", "coreml"])
+        XCTAssertTrue(result.standardError.contains("to Core ML is not implemented yet (issue 15)"), result.standardError)
         result = try run([actions.path, "--format", "onnx"])
         XCTAssertTrue(result.standardError.contains("'action-classifier' models to ONNX is not implemented yet"), result.standardError)
 
         // The backbone is missing: the backbone error every command gives.
-        result = try run([classifier.path, "--format", "onnx"])
-        XCTAssertTrue(result.standardError.contains("none.h5"), result.standardError)
+        for format in ["onnx", "coreml"] {
+            result = try run([classifier.path, "--format", format])
+            XCTAssertTrue(result.standardError.contains("none.h5"), result.standardError)
+        }
 
         // An unknown format is a usage error.
         result = try run([classifier.path, "--format", "tflite"])

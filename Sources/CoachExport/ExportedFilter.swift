@@ -1,0 +1,23 @@
+import Foundation
+
+/// Coach's convolution filters in the layout ONNX and Core ML store.
+enum ExportedFilter {
+    /// `source` (HWIO `[k, k, C_in, C_out]`, or `[k, k, C]` when `depthwise`) as OIHW
+    /// `[C_out, C_in / groups, k, k]`, one group per channel when `depthwise`.
+    static func oihw(_ source: [Float], kernelSize: Int, inputChannels: Int, outputChannels: Int, depthwise: Bool) -> [Float] {
+        let groupInputs = depthwise ? 1 : inputChannels
+        var filter = [Float](repeating: 0, count: outputChannels * groupInputs * kernelSize * kernelSize)
+        for output in 0..<outputChannels {
+            for input in 0..<groupInputs {
+                for y in 0..<kernelSize {
+                    for x in 0..<kernelSize {
+                        let index = depthwise ? (y * kernelSize + x) * outputChannels + output
+                            : ((y * kernelSize + x) * inputChannels + input) * outputChannels + output
+                        filter[((output * groupInputs + input) * kernelSize + y) * kernelSize + x] = source[index]
+                    }
+                }
+            }
+        }
+        return filter
+    }
+}
