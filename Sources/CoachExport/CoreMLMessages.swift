@@ -296,6 +296,23 @@ public struct CoreMLLayer: Sendable {
         case loadConstantND(shape: [Int], values: [Float])
         /// `reshapeStatic` (1140) to `shape`.
         case reshapeStatic(shape: [Int])
+        /// `greaterThan` (830) of one input and `alpha`: 1 where `x > alpha`, else 0.
+        case greaterThan(alpha: Float)
+        /// `subtractBroadcastable` (905): first − second.
+        case subtractBroadcastable
+        /// `divideBroadcastable` (890): first / second.
+        case divideBroadcastable
+        /// `maxBroadcastable` (875).
+        case maxBroadcastable
+        /// `unary` (220) SQRT.
+        case squareRoot
+        /// `reduceSum` (1270) along `axes`.
+        case reduceSum(axes: [Int], keepDimensions: Bool)
+        /// `reduceMean` (1280) along `axes`.
+        case reduceMean(axes: [Int], keepDimensions: Bool)
+        /// `batchedMatmul` (1045) of the input's last axis with `weights` [X1, X2] (given row-major;
+        /// the file stores them column-major, as the specification says), plus `bias` [X2].
+        case batchedMatMul(inputs: Int, outputs: Int, weights: [Float], bias: [Float]?)
     }
 
     /// `name` (1).
@@ -423,7 +440,38 @@ public struct CoreMLLayer: Sendable {
             }
         case let .reshapeStatic(shape):
             writer.writeMessage(1140) { $0.writePackedIntegers(1, shape.map(Int64.init)) }
+        case let .greaterThan(alpha):
+            writer.writeMessage(830) { $0.writeNonZeroFloat(2, alpha) }
+        case .subtractBroadcastable:
+            writer.writeMessage(905) { _ in }
+        case .divideBroadcastable:
+            writer.writeMessage(890) { _ in }
+        case .maxBroadcastable:
+            writer.writeMessage(875) { _ in }
+        case .squareRoot:
+            writer.writeMessage(220) { $0.writeFloat(5, 1) }   // SQRT (0), scale 1
+        case let .reduceSum(axes, keepDimensions):
+            writer.writeMessage(1270) { Self.encodeReduction(axes: axes, keepDimensions: keepDimensions, into: &$0) }
+        case let .reduceMean(axes, keepDimensions):
+            writer.writeMessage(1280) { Self.encodeReduction(axes: axes, keepDimensions: keepDimensions, into: &$0) }
+        case let .batchedMatMul(inputs, outputs, weights, bias):
+            writer.writeMessage(1045) { message in
+                message.writeInteger(5, Int64(inputs))
+                message.writeInteger(6, Int64(outputs))
+                if bias != nil { message.writeInteger(7, 1) }
+                // "Weight matrix representing shape [X1, X2]. Values are however stored in column major order."
+                var columnMajor = [Float](repeating: 0, count: weights.count)
+                for i in 0..<inputs { for o in 0..<outputs { columnMajor[o * inputs + i] = weights[i * outputs + o] } }
+                message.writeMessage(8) { $0.writePackedFloats(1, columnMajor) }
+                if let bias { message.writeMessage(9) { $0.writePackedFloats(1, bias) } }
+            }
         }
+    }
+
+    /// `axes` (1), `keepDims` (2) of a reduction.
+    private static func encodeReduction(axes: [Int], keepDimensions: Bool, into writer: inout ProtobufWriter) {
+        writer.writePackedIntegers(1, axes.map(Int64.init))
+        if keepDimensions { writer.writeInteger(2, 1) }
     }
 
     private static func encode(_ padding: Padding, validField: Int, sameField: Int, into writer: inout ProtobufWriter) {

@@ -17,7 +17,7 @@ public enum ModelExporter {
     /// Whether `task` exports to `format` today.
     public static func supports(task: ModelTask, format: ExportFormat) -> Bool {
         switch (task, format) {
-        case (.imageClassifier, _), (.objectDetector, _): return true
+        case (.imageClassifier, _), (.objectDetector, _), (.actionClassifier, .coreml): return true
         default: return false
         }
     }
@@ -36,6 +36,10 @@ public enum ModelExporter {
             throw ExportError.notImplemented(path: path, task: task.rawValue, format: format)
         }
         let file = try ModelFile.read(from: modelURL)
+        if task == .actionClassifier {
+            let classifier = try ActionClassifierModel(file: file)
+            return try ActionClassifierCoreMLExporter.model(classifier: classifier, metadata: file.metadata, path: path).serialized()
+        }
         if task == .objectDetector {
             let detector = try ObjectDetectorModel(file: file)
             let backbone = try loadBackbone(backboneURL)

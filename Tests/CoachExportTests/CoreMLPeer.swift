@@ -127,6 +127,17 @@ enum CoreMLPeer {
         return report
     }
 
+    /// What the interpreter reads from `model`'s description, without running it.
+    static func describe(model: URL, python: String) throws -> Report {
+        let (status, output) = try run(URL(fileURLWithPath: python), [script.path, model.path, "--runs", "0"])
+        guard status == 0 else {
+            XCTFail("the Core ML interpreter could not read \(model.lastPathComponent): \(output)")
+            throw XCTSkip("the Core ML interpreter failed")
+        }
+        let json = output.split(separator: "\n").last.map(String.init) ?? ""
+        return try JSONDecoder().decode(Report.self, from: Data(json.utf8))
+    }
+
     /// Runs `executable`; returns its status and its standard error then output (through files,
     /// so neither stream can fill a pipe while the other is read).
     private static func run(_ executable: URL, _ arguments: [String]) throws -> (Int32, String) {

@@ -14,9 +14,12 @@ public final class ActionClassifierNetwork: Module {
     public let inputChannels: Int
     /// The number of classes.
     public let classCount: Int
-    let inputNorm: BatchNorm
-    let blocks: [Module]
-    let classifier: Linear
+    /// The input batch norm over every joint's channels (feature `j · K + k`).
+    public let inputNorm: BatchNorm
+    /// `GraphConvolutionBlock`s or `TemporalConvolutionBlock`s.
+    public let blocks: [Module]
+    /// The linear classifier on the pooled features.
+    public let classifier: Linear
     private let dropout: Dropout
 
     /// A freshly initialised network; `graph` gives the graph blocks' initial adjacency.
@@ -82,19 +85,21 @@ public final class ActionClassifierNetwork: Module {
 /// One ST-GCN block: a graph convolution (joints mixed through a learned adjacency per
 /// partition, then a linear map of the partitions' features), batch norm and ReLU, a temporal
 /// convolution (kernel × 1 over [T, J]) and batch norm, dropout, a residual connection and ReLU.
-final class GraphConvolutionBlock: Module {
+public final class GraphConvolutionBlock: Module {
     /// The learned adjacency [P, J, J], initialised from the skeleton's normalised partitions.
-    let adjacency: Parameter
-    let spatial: Linear
-    let spatialNorm: BatchNorm
-    let temporal: TemporalConvolution?
-    let temporalDepthwise: DepthwiseTemporalConvolution?
-    let temporalPointwise: Linear?
-    let temporalNorm: BatchNorm
-    let residual: TemporalConvolution?
-    let residualNorm: BatchNorm?
+    public let adjacency: Parameter
+    /// The linear map of the partitions' features [P · C_in → C_out] (feature `p · C_in + c`).
+    public let spatial: Linear
+    public let spatialNorm: BatchNorm
+    public let temporal: TemporalConvolution?
+    public let temporalDepthwise: DepthwiseTemporalConvolution?
+    public let temporalPointwise: Linear?
+    public let temporalNorm: BatchNorm
+    public let residual: TemporalConvolution?
+    public let residualNorm: BatchNorm?
     let dropout: Dropout
-    let stride: Int
+    /// The temporal stride.
+    public let stride: Int
 
     init(adjacency partitions: Tensor, inputChannels: Int, outputChannels: Int, stride: Int, temporalKernelSize: Int,
          separable: Bool, dropout rate: Float, generator: inout SeededGenerator) {
@@ -128,9 +133,9 @@ final class GraphConvolutionBlock: Module {
         self.stride = stride
     }
 
-    var localParameters: [(String, Parameter)] { [("adjacency", adjacency)] }
+    public var localParameters: [(String, Parameter)] { [("adjacency", adjacency)] }
 
-    var children: [(String, Module)] {
+    public var children: [(String, Module)] {
         var list: [(String, Module)] = [("spatial", spatial), ("spatialNorm", spatialNorm)]
         if let temporal { list.append(("temporal", temporal)) }
         if let temporalDepthwise, let temporalPointwise {
@@ -141,7 +146,7 @@ final class GraphConvolutionBlock: Module {
         return list
     }
 
-    func callAsFunction(_ x: Variable) -> Variable {
+    public func callAsFunction(_ x: Variable) -> Variable {
         let n = x.shape[0], t = x.shape[1], j = x.shape[2], c = x.shape[3]
         let a = x.tape.variable(for: adjacency)
         let p = a.shape[0]
@@ -166,13 +171,13 @@ final class GraphConvolutionBlock: Module {
 
 /// One residual temporal block over [N, T, C]: two convolutions over time (the first with the
 /// block's stride) with batch norm, ReLU after the first, dropout, a residual connection and ReLU.
-final class TemporalConvolutionBlock: Module {
-    let first: TemporalConvolution
-    let firstNorm: BatchNorm
-    let second: TemporalConvolution
-    let secondNorm: BatchNorm
-    let residual: TemporalConvolution?
-    let residualNorm: BatchNorm?
+public final class TemporalConvolutionBlock: Module {
+    public let first: TemporalConvolution
+    public let firstNorm: BatchNorm
+    public let second: TemporalConvolution
+    public let secondNorm: BatchNorm
+    public let residual: TemporalConvolution?
+    public let residualNorm: BatchNorm?
     let dropout: Dropout
 
     init(inputChannels: Int, outputChannels: Int, stride: Int, kernelSize: Int, dropout rate: Float,
@@ -194,7 +199,7 @@ final class TemporalConvolutionBlock: Module {
         dropout = Dropout(rate: rate)
     }
 
-    var children: [(String, Module)] {
+    public var children: [(String, Module)] {
         var list: [(String, Module)] = [("first", first), ("firstNorm", firstNorm), ("second", second),
                                         ("secondNorm", secondNorm)]
         if let residual, let residualNorm { list += [("residual", residual), ("residualNorm", residualNorm)] }
@@ -202,7 +207,7 @@ final class TemporalConvolutionBlock: Module {
     }
 
     /// [N, T, C] → [N, T', C'].
-    func callAsFunction(_ x: Variable) -> Variable {
+    public func callAsFunction(_ x: Variable) -> Variable {
         let n = x.shape[0], t = x.shape[1], c = x.shape[2]
         let y = callAsFunction(frames: x.reshaped(to: [n, t, 1, c]))
         return y.reshaped(to: [n, y.shape[1], y.shape[3]])

@@ -2,9 +2,11 @@ import CoachNN
 
 /// A convolution over time of [N, T, J, C] with weight [k, Cin, Cout], SAME padding and a
 /// temporal stride (the one-GEMM `Variable.temporalConvolution` kernel); no bias (a batch norm follows).
-final class TemporalConvolution: Module {
-    let weight: Parameter
-    let stride: Int
+public final class TemporalConvolution: Module {
+    /// [k, C_in, C_out].
+    public let weight: Parameter
+    /// The temporal stride.
+    public let stride: Int
 
     init(kernelSize: Int, inputChannels: Int, outputChannels: Int, stride: Int = 1, generator: inout SeededGenerator) {
         weight = Parameter(Initializer.heNormal.make([kernelSize, inputChannels, outputChannels],
@@ -13,18 +15,20 @@ final class TemporalConvolution: Module {
         self.stride = stride
     }
 
-    var localParameters: [(String, Parameter)] { [("weight", weight)] }
+    public var localParameters: [(String, Parameter)] { [("weight", weight)] }
 
-    func callAsFunction(_ x: Variable) -> Variable {
+    public func callAsFunction(_ x: Variable) -> Variable {
         Variable.temporalConvolution(x, filter: x.tape.variable(for: weight), stride: stride)
     }
 }
 
 /// A depthwise convolution over time of [N, T, J, C] with weight [k, C], SAME padding and a
 /// temporal stride (`Variable.depthwiseTemporalConvolution`); no bias.
-final class DepthwiseTemporalConvolution: Module {
-    let weight: Parameter
-    let stride: Int
+public final class DepthwiseTemporalConvolution: Module {
+    /// [k, C].
+    public let weight: Parameter
+    /// The temporal stride.
+    public let stride: Int
 
     init(kernelSize: Int, channels: Int, stride: Int = 1, generator: inout SeededGenerator) {
         weight = Parameter(Initializer.heNormal.make([kernelSize, channels], fanIn: kernelSize, fanOut: kernelSize,
@@ -32,9 +36,9 @@ final class DepthwiseTemporalConvolution: Module {
         self.stride = stride
     }
 
-    var localParameters: [(String, Parameter)] { [("weight", weight)] }
+    public var localParameters: [(String, Parameter)] { [("weight", weight)] }
 
-    func callAsFunction(_ x: Variable) -> Variable {
+    public func callAsFunction(_ x: Variable) -> Variable {
         Variable.depthwiseTemporalConvolution(x, filter: x.tape.variable(for: weight), stride: stride)
     }
 }

@@ -2404,7 +2404,8 @@ def main(argv=None):
                     help="raw little-endian float32 file for input NAME (one or more samples)")
     ap.add_argument("--shape", action="append", default=[], metavar="NAME=D0,D1,...",
                     help="sample shape of input NAME (for flexible shapes)")
-    ap.add_argument("--runs", type=int, default=None, help="number of samples in each input file")
+    ap.add_argument("--runs", type=int, default=None,
+                    help="number of samples in each input file (0: describe the model without running it)")
     ap.add_argument("--trace", action="store_true", help="print layer output shapes on stderr")
     args = ap.parse_args(argv)
 
@@ -2427,7 +2428,7 @@ def main(argv=None):
                              % (name, data.size, path, shape))
         samples[name] = data.reshape([data.size // size] + shape)
     missing = [f.name for f in model.inputs if f.name not in samples and not f.type.isOptional]
-    if missing:
+    if missing and args.runs != 0:
         raise SystemExit("missing --input for %s" % missing)
 
     counts = {n: s.shape[0] for n, s in samples.items()}

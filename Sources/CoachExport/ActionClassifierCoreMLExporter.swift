@@ -1,0 +1,62 @@
+import CoachModels
+import Foundation
+
+/// An action classifier as a Core ML `NeuralNetworkClassifier` with the interface of Apple's own
+/// Action & Vision throw classifier (`PlayerActionClassifier.mlmodel`, made by Create ML):
+/// specification version 4, input `poses`, a MultiArray [T, 3, J] — per frame x, y and
+/// confidence of each joint, in normalised image coordinates with Vision's bottom-left origin,
+/// exactly what `VNHumanBodyPoseObservation.keypointsMultiArray()` gives (3-D models: [T, 4, J],
+/// x, y, z, confidence) — and outputs `label` and `labelProbabilities`, the class labels inside.
+///
+/// Everything Coach's input encoding does is inside the network (`ActionInputEncoding`): y
+/// turned to Coach's top-left origin, joints with confidence ≤ 0 treated as missing, the window
+/// centred on its detected keypoints' mean and divided by the pose's size, velocities of joints
+/// detected in consecutive frames; then the network (`ActionClassifierNetwork`) and a softmax.
+/// Frames missing at the end of a short window are zero rows, as the Action & Vision app pads them.
+public enum ActionClassifierCoreMLExporter {
+    /// Apple's names.
+    public static let inputName = "poses", labelName = "label", probabilitiesName = "labelProbabilities"
+    /// The specification version the file declares (the N-D layers need 4).
+    public static let specificationVersion = 4
+
+    /// The Core ML model of `classifier`; `metadata` (the model file's) supplies the descriptive
+    /// entries. Throws `ExportError.unsupported` for what is not exported yet.
+    public static func model(classifier: ActionClassifierModel, metadata: ModelMetadata, path: String) throws -> CoreMLModel {
+        if classifier.randomConvolution != nil {
+            throw ExportError.unsupported(path: path, format: .coreml, what: "the random-convolution member of the action classifier's "
+                                          + "ensemble (train with --random-convolution-features 0 for a model of the network alone)")
+        }
+        let encoding = classifier.encoding
+        if encoding.chirality != .ignore {
+            throw ExportError.unsupported(path: path, format: .coreml, what: "hand chirality in the input encoding ('\(encoding.chirality.rawValue)')")
+        }
+        let t = encoding.windowLength, j = encoding.jointCount
+        var builder = CoreMLNetworkBuilder(ndArrays: true)
+        let window = builder.actionEncoding(encoding, input: inputName)
+        let logits = builder.actionNetwork(classifier.network, input: window, frames: t)
+        builder.layer("probabilities", inputs: [logits], .softmaxND(axis: -1), output: probabilitiesName)
+        let input = CoreMLFeature(name: inputName, shortDescription: inputDescription(classifier),
+                                  type: .multiArray(shape: [t, encoding.keypointChannels.count, j]))
+        let description = CoreMLModelDescription(
+            inputs: [input],
+            outputs: [CoreMLFeature(name: probabilitiesName, shortDescription: "Probability of each category", type: .stringKeyedDictionary),
+                      CoreMLFeature(name: labelName, shortDescription: "Most likely action category", type: .string)],
+            predictedFeature: labelName, predictedProbabilities: probabilitiesName,
+            metadata: ExportMetadata.coreML(for: metadata, inputDescription: inputDescription(classifier)))
+        return CoreMLModel(specificationVersion: specificationVersion, description: description,
+                           body: .neuralNetworkClassifier(builder.network, labels: classifier.labels, probabilities: probabilitiesName))
+    }
+
+    /// What the input holds, as Apple's model describes it.
+    static func inputDescription(_ classifier: ActionClassifierModel) -> String {
+        let channels = classifier.encoding.keypointChannels.joined(separator: ", ")
+        return "A sequence of poses to classify. Its multiarray encoding uses the first dimension to index time over "
+            + "\(classifier.windowLength) frames (at \(formatted(classifier.frameRate)) frames per second). The second dimension "
+            + "indexes \(channels) of pose keypoint locations (normalised, origin bottom-left as Vision gives them). The last "
+            + "dimension indexes the keypoint type, ordered as: " + classifier.jointSet.names.joined(separator: ", ")
+    }
+
+    private static func formatted(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

@@ -1,0 +1,200 @@
+import CoachData
+import CoachExport
+import CoachModels
+import CoachRandom
+import CoachSamples
+import CoachTraining
+import Foundation
+import TestSupport
+import XCTest
+
+/// Exported Core ML action classifiers against independent references: Apple's validator passes
+/// the file, its interface is the one of Apple's own throw classifier, and the NeuralNetwork
+/// interpreter written from the specification gives Coach's probabilities for the same windows,
+/// fed as Vision gives poses (bottom-left origin, zeros for missing joints).
+final class ActionClassifierCoreMLExporterTests: XCTestCase {
+    /// `windows` as the Core ML input: [T, channels, J] (x, y, [z,] confidence), y = 1 − Coach's
+    /// top-left y, zeros where a joint was not detected; all windows back to back in one file.
+    private func writeVisionInput(_ windows: [PoseWindow], channels: Int, to url: URL) throws {
+        var values: [Float] = []
+        for window in windows {
+            let t = window.frameCount, j = window.jointCount
+            var block = [Float](repeating: 0, count: t * channels * j)
+            for frame in 0..<t {
+                for joint in 0..<j where window.isDetected(frame: frame, joint: joint) {
+                    let source = frame * j + joint
+                    var row = [window.x[source], 1 - window.y[source]]
+                    if let z = window.z { row.append(z[source]) }
+                    row.append(window.confidence[source])
+                    for (c, value) in row.enumerated() { block[(frame * channels + c) * j + joint] = value }
+                }
+            }
+            values += block
+        }
+        try values.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: url)
+    }
+
+    /// Exports `model`, checks the file with Apple's validator, runs `windows` through the
+    /// interpreter one by one and compares with `model.probabilities(for:)`; returns the largest difference.
+    @discardableResult
+    private func check(_ model: ActionClassifierModel, windows: [PoseWindow], name: String, in directory: URL,
+                       file: StaticString = #filePath, line: UInt = #line) throws -> Float {
+        let python = try CoreMLPeer.python()
+        let modelURL = directory.appendingPathComponent("\(name).h5")
+        var modelFile = try model.modelFile()
+        modelFile.metadata.summary = "\(name), for the export test"
+        try modelFile.write(to: modelURL)
+        let exported = directory.appendingPathComponent("\(name).mlmodel")
+        let data = try ModelExporter.export(modelAt: modelURL, format: .coreml)
+        try data.write(to: exported)
+        XCTAssertEqual(try ModelExporter.export(modelAt: modelURL, format: .coreml), data, "the same bytes twice", file: file, line: line)
+        let validation = try CoreMLPeer.validate(exported)
+        XCTAssertTrue(validation.passed, validation.output, file: file, line: line)
+        XCTAssertTrue(validation.output.contains("specificationVersion=4 minimalNeeded=4"), validation.output, file: file, line: line)
+
+        let channels = model.encoding.keypointChannels.count
+        var runs: [[String: URL]] = []
+        for (index, window) in windows.enumerated() {
+            let input = directory.appendingPathComponent("\(name)-\(index).f32")
+            try writeVisionInput([window], channels: channels, to: input)
+            runs.append(["poses": input])
+        }
+        let report = try CoreMLPeer.run(model: exported, runs: runs, python: python)
+        XCTAssertEqual(report.specificationVersion, 4, file: file, line: line)
+        XCTAssertEqual(report.type, "neuralNetworkClassifier", file: file, line: line)
+        XCTAssertEqual(report.description.inputs.map(\.name), ["poses"], file: file, line: line)
+        XCTAssertEqual(report.description.inputs.first?.shape, [model.windowLength, channels, model.jointSet.count], file: file, line: line)
+        XCTAssertEqual(Set(report.description.outputs.map(\.name)), ["label", "labelProbabilities"], file: file, line: line)
+        XCTAssertEqual(report.description.predictedFeatureName, "label", file: file, line: line)
+        XCTAssertEqual(report.description.predictedProbabilitiesName, "labelProbabilities", file: file, line: line)
+        XCTAssertEqual(report.classLabels, model.labels, file: file, line: line)
+        XCTAssertEqual(report.description.metadata?.shortDescription, "\(name), for the export test", file: file, line: line)
+
+        let expected = model.probabilities(for: windows)
+        var largest: Float = 0, agreed = 0
+        XCTAssertEqual(report.results.count, windows.count, file: file, line: line)
+        for (index, (result, coach)) in zip(report.results, expected).enumerated() {
+            guard let probabilities = result["labelProbabilities"]?.probabilities else {
+                XCTFail("window \(index): no labelProbabilities", file: file, line: line)
+                continue
+            }
+            for (label, value) in zip(model.labels, coach) {
+                largest = max(largest, abs(Float(probabilities[label] ?? -1) - value))
+            }
+            let best = coach.indices.max { coach[$0] < coach[$1] }!
+            if result["label"]?.string == model.labels[best] { agreed += 1 }
+        }
+        XCTAssertLessThanOrEqual(largest, 1e-4, "\(name): max |interpreter − Coach| probability", file: file, line: line)
+        XCTAssertEqual(agreed, windows.count, "\(name): the predicted labels", file: file, line: line)
+        print("ActionClassifierCoreMLExporterTests \(name): \(windows.count) windows, max |interpreter − Coach| probability \(largest)")
+        return largest
+    }
+
+    /// Some windows of each clip: whole ones, ones with undetected joints, ones padded at the end.
+    private func windows(of dataset: PoseDataset, model: ActionClassifierModel, perClip: Int, clips: Int) throws -> [PoseWindow] {
+        var result: [PoseWindow] = []
+        for example in dataset.clips.prefix(clips) {
+            let all = try model.windows(covering: example.sequence, stride: max(1, model.windowLength / 3))
+            result += all.prefix(perClip)
+        }
+        return result
+    }
+
+    func testThrowClassifierMatchesAppleInterfaceAndCoachsProbabilities() throws {
+        _ = try CoreMLPeer.python()
+        _ = try CoreMLPeer.validator()
+        let directory = try temporaryDirectory(self)
+        let summary = try ThrowDatasetGenerator().generateSplits(into: directory, trainingClips: 24, testClips: 4, seed: 3)
+        var configuration = ActionClassifierTrainingConfiguration()
+        configuration.maximumIterations = 3
+        configuration.randomConvolutionFeatures = 0
+        configuration.seed = 2
+        let model = try ActionClassifierTrainer(configuration: configuration)
+            .train(on: PoseDataset.load(summary.training.annotationFile)).model
+        XCTAssertEqual(model.architecture.kind, .graphConvolution)
+        let test = try PoseDataset.load(summary.test.annotationFile)
+        let windows = try windows(of: test, model: model, perClip: 3, clips: 4)
+        XCTAssertTrue(windows.contains { $0.confidence.contains(0) }, "some windows should miss joints")
+        try check(model, windows: windows, name: "Throws", in: directory)
+
+        // Apple's own model's interface, exactly.
+        let reference = SharedData.root.appendingPathComponent("reference/coreml/PlayerActionClassifier.mlmodel")
+        if FileManager.default.fileExists(atPath: reference.path) {
+            let apple = try CoreMLPeer.describe(model: reference, python: try CoreMLPeer.python())
+            let ours = try CoreMLPeer.describe(model: directory.appendingPathComponent("Throws.mlmodel"), python: try CoreMLPeer.python())
+            XCTAssertEqual(ours.description.inputs.map(\.name), apple.description.inputs.map(\.name))
+            XCTAssertEqual(ours.description.inputs.map(\.shape), apple.description.inputs.map(\.shape))
+            XCTAssertEqual(ours.description.inputs.map(\.dataType), apple.description.inputs.map(\.dataType))
+            XCTAssertEqual(ours.description.outputs.map(\.name).sorted(), apple.description.outputs.map(\.name).sorted())
+            XCTAssertEqual(ours.description.outputs.map(\.type).sorted(), apple.description.outputs.map(\.type).sorted())
+            XCTAssertEqual(ours.classLabels, apple.classLabels)
+            XCTAssertEqual(ours.specificationVersion, apple.specificationVersion)
+        }
+    }
+
+    func testNATOPSThreeDimensionalTemporalNetworkMatches() throws {
+        let dataset = try PoseDataset.load(try SharedData.require("data/natops/train"))
+        let directory = try temporaryDirectory(self)
+        var configuration = ActionClassifierTrainingConfiguration()
+        configuration.maximumIterations = 3
+        configuration.randomConvolutionFeatures = 0
+        let model = try ActionClassifierTrainer(configuration: configuration).train(on: dataset).model
+        XCTAssertEqual(model.architecture.kind, .temporalConvolution)
+        XCTAssertTrue(model.encoding.includesDepth)
+        try check(model, windows: try windows(of: dataset, model: model, perClip: 2, clips: 6), name: "NATOPS", in: directory)
+    }
+
+    func testOtherEncodingsAndArchitecturesMatch() throws {
+        _ = try CoreMLPeer.python()
+        let directory = try temporaryDirectory(self)
+        // Freshly initialised networks (batch norms at their initial statistics) on toy clips with
+        // missing joints and short clips: the extent and centre-only encodings, no velocity,
+        // separable temporal convolutions, strides.
+        let jointSet = JointSet.body18
+        var generator = SeededGenerator(seed: 9)
+        var frames: [PoseFrame] = []
+        for t in 0..<30 {
+            frames.append(PoseFrame(time: Double(t) / 30, keypoints: (0..<jointSet.count).map { j in
+                generator.nextBool(probability: 0.15) ? nil
+                    : Keypoint(x: 0.3 + 0.02 * Float(j) + 0.1 * sin(Float(t) * 0.2 + Float(j)), y: 0.2 + 0.03 * Float(j) + 0.05 * cos(Float(t) * 0.3),
+                               confidence: generator.nextUniform(0.2, 1))
+            }))
+        }
+        let sequence = PoseSequence(jointSet: jointSet, frames: frames, source: PoseSource(file: URL(fileURLWithPath: "/toy.csv")),
+                                    nominalFrameRate: 30)
+        let graph = SkeletonGraph(jointSet: jointSet)
+        var separable = ActionClassifierArchitecture.graphConvolution(for: graph)
+        separable.separableTemporalConvolution = true
+        let cases: [(String, ActionInputEncoding, ActionClassifierArchitecture)] = [
+            ("Extent", ActionInputEncoding(windowLength: 20, jointCount: jointSet.count, includesDepth: false, normalization: .centreAndExtent),
+             separable),
+            ("CentreOnly", ActionInputEncoding(windowLength: 20, jointCount: jointSet.count, includesDepth: false, includesVelocity: false,
+                                               normalization: .centre), ActionClassifierArchitecture.temporalConvolution()),
+        ]
+        for (name, encoding, architecture) in cases {
+            var modelGenerator = SeededGenerator(seed: 4)
+            let model = ActionClassifierModel(labels: ["a", "b", "c"], jointSet: jointSet, frameRate: 30, encoding: encoding,
+                                              architecture: architecture, generator: &modelGenerator)
+            var short = sequence
+            short.frames = Array(sequence.frames.prefix(12))
+            let windows = try model.windows(covering: sequence, stride: 5) + model.windows(covering: short, stride: 5)
+            XCTAssertTrue(windows.contains { $0.paddedFrameCount > 0 }, "\(name): a padded window")
+            try check(model, windows: windows, name: name, in: directory)
+        }
+    }
+
+    func testTheEnsembleAndChiralityAreRefusedNotHalfExported() throws {
+        let directory = try temporaryDirectory(self)
+        var generator = SeededGenerator(seed: 1)
+        let jointSet = JointSet.hand21
+        let encoding = ActionInputEncoding(windowLength: 16, jointCount: jointSet.count, includesDepth: false, chirality: .mirrorLeftHands)
+        let model = ActionClassifierModel(labels: ["wave", "other"], jointSet: jointSet, frameRate: 30, encoding: encoding,
+                                          architecture: .graphConvolution(for: SkeletonGraph(jointSet: jointSet)), generator: &generator)
+        let url = directory.appendingPathComponent("hands.h5")
+        try model.modelFile().write(to: url)
+        XCTAssertThrowsError(try ModelExporter.export(modelAt: url, format: .coreml)) { error in
+            XCTAssertTrue(error.localizedDescription.contains("chirality"), error.localizedDescription)
+            XCTAssertTrue(error.localizedDescription.contains(url.path), error.localizedDescription)
+        }
+    }
+}
