@@ -11,7 +11,9 @@ import Foundation
 /// Everything Coach's input encoding does is inside the network (`ActionInputEncoding`): y
 /// turned to Coach's top-left origin, joints with confidence ≤ 0 treated as missing, the window
 /// centred on its detected keypoints' mean and divided by the pose's size, velocities of joints
-/// detected in consecutive frames; then the network (`ActionClassifierNetwork`) and a softmax.
+/// detected in consecutive frames; then the network (`ActionClassifierNetwork`) and a softmax,
+/// averaged as Coach does with the random-convolution member when the model has one
+/// (`RandomConvolutionHead`: gaps filled, MiniRocket's features, logistic regression).
 /// Frames missing at the end of a short window are zero rows, as the Action & Vision app pads them.
 public enum ActionClassifierCoreMLExporter {
     /// Apple's names.
@@ -20,12 +22,8 @@ public enum ActionClassifierCoreMLExporter {
     public static let specificationVersion = 4
 
     /// The Core ML model of `classifier`; `metadata` (the model file's) supplies the descriptive
-    /// entries. Throws `ExportError.unsupported` for what is not exported yet.
+    /// entries. Throws `ExportError.unsupported` for hand chirality channels (not exported yet).
     public static func model(classifier: ActionClassifierModel, metadata: ModelMetadata, path: String) throws -> CoreMLModel {
-        if classifier.randomConvolution != nil {
-            throw ExportError.unsupported(path: path, format: .coreml, what: "the random-convolution member of the action classifier's "
-                                          + "ensemble (train with --random-convolution-features 0 for a model of the network alone)")
-        }
         let encoding = classifier.encoding
         if encoding.chirality != .ignore {
             throw ExportError.unsupported(path: path, format: .coreml, what: "hand chirality in the input encoding ('\(encoding.chirality.rawValue)')")
@@ -34,7 +32,22 @@ public enum ActionClassifierCoreMLExporter {
         var builder = CoreMLNetworkBuilder(ndArrays: true)
         let window = builder.actionEncoding(encoding, input: inputName)
         let logits = builder.actionNetwork(classifier.network, input: window, frames: t)
-        builder.layer("probabilities", inputs: [logits], .softmaxND(axis: -1), output: probabilitiesName)
+        if let head = classifier.randomConvolution {
+            // The ensemble: (1 − w) · the network's probabilities + w · the head's.
+            let share = classifier.randomConvolutionWeight, classes = classifier.labels.count
+            let network = builder.layer("network.probabilities", inputs: [logits], .softmaxND(axis: -1))
+            let headLogits = builder.randomConvolutionHead(head, encoding: encoding, encoded: window)
+            let headProbabilities = builder.layer("head.probabilities", inputs: [headLogits], .softmaxND(axis: -1))
+            let weightedNetwork = builder.multiply("ensemble.network", network,
+                                                   builder.constant("ensemble.networkShare", dimensions: [classes],
+                                                                    values: [Float](repeating: 1 - share, count: classes)))
+            let weightedHead = builder.multiply("ensemble.head", headProbabilities,
+                                                builder.constant("ensemble.headShare", dimensions: [classes],
+                                                                 values: [Float](repeating: share, count: classes)))
+            builder.layer("ensemble", inputs: [weightedNetwork, weightedHead], .addBroadcastable, output: probabilitiesName)
+        } else {
+            builder.layer("probabilities", inputs: [logits], .softmaxND(axis: -1), output: probabilitiesName)
+        }
         let input = CoreMLFeature(name: inputName, shortDescription: inputDescription(classifier),
                                   type: .multiArray(shape: [t, encoding.keypointChannels.count, j]))
         let description = CoreMLModelDescription(

@@ -255,9 +255,10 @@ public struct CoreMLLayer: Sendable {
 
     /// The `layer` oneof.
     public enum Kind: Sendable {
-        /// `convolution` (100): weights `[C_out, C_in / groups, kH, kW]`.
+        /// `convolution` (100): weights `[C_out, C_in / groups, kH, kW]`, taps `dilationHeight` rows apart.
         case convolution(outputChannels: Int, kernelChannels: Int, groups: Int, kernel: (height: Int, width: Int),
-                         stride: (height: Int, width: Int), padding: Padding, weights: [Float], bias: [Float]?)
+                         stride: (height: Int, width: Int), padding: Padding, weights: [Float], bias: [Float]?,
+                         dilationHeight: Int = 1)
         /// `pooling` (120), global average over height and width.
         case globalAveragePooling
         /// `pooling` (120), average over `size × size` windows at stride `size`, no padding.
@@ -310,6 +311,12 @@ public struct CoreMLLayer: Sendable {
         case reduceSum(axes: [Int], keepDimensions: Bool)
         /// `reduceMean` (1280) along `axes`.
         case reduceMean(axes: [Int], keepDimensions: Bool)
+        /// `unary` (220) ABS.
+        case absolute
+        /// `reduceMax` (1260) along `axes`.
+        case reduceMax(axes: [Int], keepDimensions: Bool)
+        /// `batchedMatmul` (1045) of two inputs' last two axes (NumPy's `matmul`).
+        case matrixProduct
         /// `batchedMatmul` (1045) of the input's last axis with `weights` [X1, X2] (given row-major;
         /// the file stores them column-major, as the specification says), plus `bias` [X2].
         case batchedMatMul(inputs: Int, outputs: Int, weights: [Float], bias: [Float]?)
@@ -337,14 +344,14 @@ public struct CoreMLLayer: Sendable {
         for input in inputs { writer.writeString(2, input) }
         for output in outputs { writer.writeString(3, output) }
         switch kind {
-        case let .convolution(outputChannels, kernelChannels, groups, kernel, stride, padding, weights, bias):
+        case let .convolution(outputChannels, kernelChannels, groups, kernel, stride, padding, weights, bias, dilationHeight):
             writer.writeMessage(100) { message in
                 message.writeInteger(1, Int64(outputChannels))
                 message.writeInteger(2, Int64(kernelChannels))
                 if groups != 1 { message.writeInteger(10, Int64(groups)) }
                 message.writePackedIntegers(20, [Int64(kernel.height), Int64(kernel.width)])
                 message.writePackedIntegers(30, [Int64(stride.height), Int64(stride.width)])
-                message.writePackedIntegers(40, [1, 1])
+                message.writePackedIntegers(40, [Int64(dilationHeight), 1])
                 Self.encode(padding, validField: 50, sameField: 51, into: &message)
                 if bias != nil { message.writeInteger(70, 1) }
                 message.writeMessage(90) { $0.writePackedFloats(1, weights) }
@@ -450,6 +457,15 @@ public struct CoreMLLayer: Sendable {
             writer.writeMessage(875) { _ in }
         case .squareRoot:
             writer.writeMessage(220) { $0.writeFloat(5, 1) }   // SQRT (0), scale 1
+        case .absolute:
+            writer.writeMessage(220) { message in
+                message.writeInteger(1, 6)   // ABS
+                message.writeFloat(5, 1)   // scale
+            }
+        case let .reduceMax(axes, keepDimensions):
+            writer.writeMessage(1260) { Self.encodeReduction(axes: axes, keepDimensions: keepDimensions, into: &$0) }
+        case .matrixProduct:
+            writer.writeMessage(1045) { _ in }
         case let .reduceSum(axes, keepDimensions):
             writer.writeMessage(1270) { Self.encodeReduction(axes: axes, keepDimensions: keepDimensions, into: &$0) }
         case let .reduceMean(axes, keepDimensions):

@@ -71,22 +71,38 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         XCTAssertEqual(report.description.metadata?.shortDescription, "\(name), for the export test", file: file, line: line)
 
         let expected = model.probabilities(for: windows)
-        var largest: Float = 0, agreed = 0
+        var largest: Float = 0, total: Float = 0, exact = 0, agreed = 0
         XCTAssertEqual(report.results.count, windows.count, file: file, line: line)
         for (index, (result, coach)) in zip(report.results, expected).enumerated() {
             guard let probabilities = result["labelProbabilities"]?.probabilities else {
                 XCTFail("window \(index): no labelProbabilities", file: file, line: line)
                 continue
             }
+            var windowLargest: Float = 0
             for (label, value) in zip(model.labels, coach) {
-                largest = max(largest, abs(Float(probabilities[label] ?? -1) - value))
+                let difference = abs(Float(probabilities[label] ?? -1) - value)
+                windowLargest = max(windowLargest, difference)
+                total += difference / Float(coach.count)
             }
+            largest = max(largest, windowLargest)
+            if windowLargest <= 1e-4 { exact += 1 }
             let best = coach.indices.max { coach[$0] < coach[$1] }!
             if result["label"]?.string == model.labels[best] { agreed += 1 }
         }
-        XCTAssertLessThanOrEqual(largest, 1e-4, "\(name): max |interpreter − Coach| probability", file: file, line: line)
+        let mean = total / Float(max(windows.count, 1))
+        if model.randomConvolution == nil {
+            XCTAssertLessThanOrEqual(largest, 1e-4, "\(name): max |interpreter − Coach| probability", file: file, line: line)
+        } else {
+            // The random-convolution member compares convolution outputs with fitted biases: float32
+            // sums in another order put a handful of its ~450,000 comparisons per window on the other
+            // side (each moves one PPV by 1/T), so windows may differ by a few thousandths.
+            XCTAssertLessThanOrEqual(largest, 0.02, "\(name): max |interpreter − Coach| probability", file: file, line: line)
+            XCTAssertLessThanOrEqual(mean, 2e-3, "\(name): mean |interpreter − Coach| probability", file: file, line: line)
+            XCTAssertGreaterThan(exact, 0, "\(name): some windows should agree to 1e-4", file: file, line: line)
+        }
         XCTAssertEqual(agreed, windows.count, "\(name): the predicted labels", file: file, line: line)
-        print("ActionClassifierCoreMLExporterTests \(name): \(windows.count) windows, max |interpreter − Coach| probability \(largest)")
+        print("ActionClassifierCoreMLExporterTests \(name): \(windows.count) windows (\(exact) within 1e-4), |interpreter − Coach| "
+              + "probability max \(largest), mean \(mean)" + (model.randomConvolution == nil ? "" : " (with the random-convolution member)"))
         return largest
     }
 
@@ -107,11 +123,12 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         let summary = try ThrowDatasetGenerator().generateSplits(into: directory, trainingClips: 24, testClips: 4, seed: 3)
         var configuration = ActionClassifierTrainingConfiguration()
         configuration.maximumIterations = 3
-        configuration.randomConvolutionFeatures = 0
         configuration.seed = 2
         let model = try ActionClassifierTrainer(configuration: configuration)
             .train(on: PoseDataset.load(summary.training.annotationFile)).model
         XCTAssertEqual(model.architecture.kind, .graphConvolution)
+        XCTAssertNotNil(model.randomConvolution, "the default ensemble")
+        XCTAssertEqual(model.randomConvolution?.fillsGaps, true)
         let test = try PoseDataset.load(summary.test.annotationFile)
         let windows = try windows(of: test, model: model, perClip: 3, clips: 4)
         XCTAssertTrue(windows.contains { $0.confidence.contains(0) }, "some windows should miss joints")
@@ -137,9 +154,9 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         let directory = try temporaryDirectory(self)
         var configuration = ActionClassifierTrainingConfiguration()
         configuration.maximumIterations = 3
-        configuration.randomConvolutionFeatures = 0
         let model = try ActionClassifierTrainer(configuration: configuration).train(on: dataset).model
         XCTAssertEqual(model.architecture.kind, .temporalConvolution)
+        XCTAssertNotNil(model.randomConvolution, "the default ensemble")
         XCTAssertTrue(model.encoding.includesDepth)
         try check(model, windows: try windows(of: dataset, model: model, perClip: 2, clips: 6), name: "NATOPS", in: directory)
     }
@@ -148,7 +165,8 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         _ = try CoreMLPeer.python()
         let directory = try temporaryDirectory(self)
         // Freshly initialised networks (batch norms at their initial statistics) on toy clips with
-        // missing joints and short clips: the extent and centre-only encodings, no velocity,
+        // missing joints and short clips, compared strictly (no random-convolution member): the
+        // default encoding and graph network, the extent and centre-only encodings, no velocity,
         // separable temporal convolutions, strides.
         let jointSet = JointSet.body18
         var generator = SeededGenerator(seed: 9)
@@ -168,6 +186,8 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         let cases: [(String, ActionInputEncoding, ActionClassifierArchitecture)] = [
             ("Extent", ActionInputEncoding(windowLength: 20, jointCount: jointSet.count, includesDepth: false, normalization: .centreAndExtent),
              separable),
+            ("Spread", ActionInputEncoding(windowLength: 20, jointCount: jointSet.count, includesDepth: false),
+             ActionClassifierArchitecture.graphConvolution(for: graph)),
             ("CentreOnly", ActionInputEncoding(windowLength: 20, jointCount: jointSet.count, includesDepth: false, includesVelocity: false,
                                                normalization: .centre), ActionClassifierArchitecture.temporalConvolution()),
         ]
@@ -183,7 +203,7 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         }
     }
 
-    func testTheEnsembleAndChiralityAreRefusedNotHalfExported() throws {
+    func testChiralityIsRefusedNotHalfExported() throws {
         let directory = try temporaryDirectory(self)
         var generator = SeededGenerator(seed: 1)
         let jointSet = JointSet.hand21

@@ -1,0 +1,170 @@
+import CoachModels
+import CoachTensor
+import Foundation
+
+/// The action classifier's second member (`RandomConvolutionHead`) in an N-D Core ML network:
+/// gap filling as a per-joint interpolation matrix, MiniRocket's kernels as one dilated
+/// convolution per dilation, PPV and MPV for every bias by broadcasting, then the logistic
+/// regression.
+extension CoreMLNetworkBuilder {
+    /// Adds `head` on the encoded window [1, K, T, J]; returns its logits [classes].
+    mutating func randomConvolutionHead(_ head: RandomConvolutionHead, encoding: ActionInputEncoding, encoded: String) -> String {
+        let t = encoding.windowLength, j = encoding.jointCount
+        let positionCount = encoding.includesDepth ? 3 : 2
+        // Channel k of the encoded window as [J, T].
+        func channel(_ k: Int) -> String {
+            let plane = reshape("head.channel.\(k).plane", input: slice("head.channel.\(k)", encoded, [nil, k..<(k + 1), nil, nil]),
+                                shape: [t, j])
+            return transpose("head.channel.\(k).joints", input: plane, permutation: [1, 0], output: nil)
+        }
+        var positions = (0..<positionCount).map { channel($0) }
+        var velocities = encoding.includesVelocity ? (0..<positionCount).map { channel(positionCount + 1 + $0) } : []
+        if head.fillsGaps {
+            let detected = layer("head.detected", inputs: [channel(positionCount)], .greaterThan(alpha: 0))   // [J, T]
+            let weights = gapFillingWeights(detected: detected, frames: t, joints: j)
+            positions = positions.enumerated().map { index, value in
+                let column = reshape("head.fill.\(index).column", input: value, shape: [j, t, 1])
+                return reshape("head.fill.\(index)", input: layer("head.fill.\(index).product", inputs: [weights, column], .matrixProduct),
+                               shape: [j, t])
+            }
+            if encoding.includesVelocity {
+                // Velocities of the filled positions: frame-to-frame change, 0 at the first frame.
+                let zeros = constant("head.velocity.zeros", dimensions: [j, 1], values: [Float](repeating: 0, count: j))
+                let notFirst = constant("head.velocity.notFirst", dimensions: [1, t], values: [0] + [Float](repeating: 1, count: t - 1))
+                velocities = positions.enumerated().map { index, value in
+                    let previous = concatenate("head.velocity.\(index).previous",
+                                               inputs: [zeros, slice("head.velocity.\(index).head", value, [nil, 0..<(t - 1)])], axis: 1, output: nil)
+                    return multiply("head.velocity.\(index)", subtract("head.velocity.\(index).change", value, previous), notFirst)
+                }
+            }
+        }
+        // The series, row joint · S + index (positions, then velocities): [1, J·S, T, 1].
+        let perJoint = positions + velocities
+        let stacked = concatenate("head.series.stacked", inputs: perJoint.enumerated().map { index, value in
+            reshape("head.series.\(index)", input: value, shape: [j, 1, t])
+        }, axis: 1, output: nil)   // [J, S, T]
+        let series = reshape("head.series", input: stacked, shape: [1, j * perJoint.count, t, 1])
+        return randomConvolutionLogits(head, series: series, seriesCount: j * perJoint.count, frames: t)
+    }
+
+    /// `RandomConvolutionHead.fillGaps` as weights [J, T, T]: row t of joint j takes frame t when
+    /// detected, else interpolates linearly between the nearest detected frames before and after,
+    /// or holds the nearest one at the window's ends; all zero for a joint never detected.
+    private mutating func gapFillingWeights(detected: String, frames t: Int, joints j: Int) -> String {
+        let sources = (0..<t).map(Float.init)
+        let source = constant("head.gaps.source", dimensions: [1, 1, t], values: sources)   // s
+        let target = constant("head.gaps.target", dimensions: [1, t, 1], values: sources)   // t
+        var atOrBefore = [Float](repeating: 0, count: t * t), atOrAfter = atOrBefore
+        for row in 0..<t { for s in 0..<t { atOrBefore[row * t + s] = s <= row ? 1 : 0; atOrAfter[row * t + s] = s >= row ? 1 : 0 } }
+        let seen = reshape("head.gaps.seen", input: detected, shape: [j, 1, t])
+        // The last detected frame at or before t (+1; 0 when none) and the first at or after t (scored T + 1 − s; 0 when none).
+        let before = multiply("head.gaps.before", seen, constant("head.gaps.atOrBefore", dimensions: [1, t, t], values: atOrBefore))
+        let previousPlusOne = layer("head.gaps.previous.score", inputs: [multiply("head.gaps.before.index", before,
+            constant("head.gaps.sourcePlusOne", dimensions: [1, 1, t], values: sources.map { $0 + 1 }))],
+            .reduceMax(axes: [2], keepDimensions: true))   // [J, T, 1]
+        let after = multiply("head.gaps.after", seen, constant("head.gaps.atOrAfter", dimensions: [1, t, t], values: atOrAfter))
+        let nextScore = layer("head.gaps.next.score", inputs: [multiply("head.gaps.after.index", after,
+            constant("head.gaps.sourceFromEnd", dimensions: [1, 1, t], values: sources.map { Float(t + 1) - $0 }))],
+            .reduceMax(axes: [2], keepDimensions: true))
+        let previous = affine("head.gaps.previous", previousPlusOne, alpha: 1, beta: -1)
+        let next = affine("head.gaps.next", nextScore, alpha: -1, beta: Float(t + 1))
+        let hasPrevious = layer("head.gaps.hasPrevious", inputs: [previousPlusOne], .greaterThan(alpha: 0.5))
+        let hasNext = layer("head.gaps.hasNext", inputs: [nextScore], .greaterThan(alpha: 0.5))
+        // Without a frame before, hold the one after, and the other way round.
+        func choose(_ name: String, _ flag: String, _ chosen: String, _ otherwise: String) -> String {
+            add(name, multiply("\(name).chosen", chosen, flag),
+                multiply("\(name).otherwise", otherwise, affine("\(name).not", flag, alpha: -1, beta: 1)))
+        }
+        let lower = choose("head.gaps.lower", hasPrevious, previous, next)
+        let upper = choose("head.gaps.upper", hasNext, next, previous)
+        let gap = subtract("head.gaps.gap", upper, lower)
+        let fraction = multiply("head.gaps.fraction.open",
+                                divide("head.gaps.fraction.raw", subtract("head.gaps.offset", target, lower),
+                                       atLeastOne("head.gaps.gap.safe", gap, rank: 3)),
+                                layer("head.gaps.isOpen", inputs: [gap], .greaterThan(alpha: 0.5)))
+        // [s == frame] as |s − frame| < ½.
+        func picks(_ name: String, _ frame: String) -> String {
+            let distance = layer("\(name).distance", inputs: [subtract("\(name).offset", source, frame)], .absolute)
+            return layer(name, inputs: [affine("\(name).closeness", distance, alpha: -1, beta: 0.5)], .greaterThan(alpha: 0))
+        }
+        let fromLower = multiply("head.gaps.weight.lower", picks("head.gaps.pickLower", lower),
+                                 affine("head.gaps.fraction.rest", fraction, alpha: -1, beta: 1))
+        let fromUpper = multiply("head.gaps.weight.upper", picks("head.gaps.pickUpper", upper), fraction)
+        return add("head.gaps.weights", fromLower, fromUpper)   // [J, T, T]
+    }
+
+    /// MiniRocket's features of `series` [1, S, T, 1] and the logistic regression on them.
+    private mutating func randomConvolutionLogits(_ head: RandomConvolutionHead, series: String, seriesCount: Int, frames t: Int) -> String {
+        let transform = head.transform, taps = RandomConvolutionTransform.kernelLength
+        let classes = head.bias.count, weight = head.weight.scalars
+        // Where each combination's channels and biases start.
+        var channelStarts: [Int] = [], biasStarts: [Int] = []
+        var channelStart = 0, biasStart = 0
+        for combination in 0..<transform.combinationCount {
+            channelStarts.append(channelStart)
+            biasStarts.append(biasStart)
+            channelStart += transform.channelCounts[combination]
+            biasStart += transform.biasCounts[combination]
+        }
+        var partials: [String] = []
+        for dilation in Array(Set(transform.dilations)).sorted() {
+            // Combinations of this dilation, grouped by their bias count (one broadcast each).
+            let group = (0..<transform.combinationCount).filter { transform.dilations[$0] == dilation }
+            for biasCount in Array(Set(group.map { transform.biasCounts[$0] })).sorted() where biasCount > 0 {
+                let members = group.filter { transform.biasCounts[$0] == biasCount }
+                let name = "head.dilation\(dilation).biases\(biasCount)", c = members.count
+                // One output channel per combination: its kernel's taps on each of its series, summed.
+                var filter = [Float](repeating: 0, count: c * seriesCount * taps)
+                for (row, combination) in members.enumerated() {
+                    let twos = RandomConvolutionTransform.kernels[transform.kernelIndices[combination]]
+                    for s in transform.channels[channelStarts[combination]..<(channelStarts[combination] + transform.channelCounts[combination])] {
+                        for tap in 0..<taps { filter[(row * seriesCount + s) * taps + tap] += twos.contains(tap) ? 2 : -1 }
+                    }
+                }
+                let reach = (taps / 2) * dilation
+                let outputs = layer("\(name).convolution", inputs: [series], .convolution(
+                    outputChannels: c, kernelChannels: seriesCount, groups: 1, kernel: (taps, 1), stride: (1, 1),
+                    padding: .valid(top: reach, bottom: reach, left: 0, right: 0), weights: filter, bias: nil, dilationHeight: dilation))
+                let rows = reshape("\(name).rows", input: outputs, shape: [c, 1, t])
+                // The frames each combination pools over (all, or where the dilated kernel fits) and their count.
+                var frames = [Float](repeating: 0, count: c * t), inverseCounts = [Float](repeating: 0, count: c)
+                var biases = [Float](repeating: 0, count: c * biasCount)
+                for (row, combination) in members.enumerated() {
+                    var lower = 0, upper = t
+                    if !transform.padded[combination] && 2 * reach < t { lower = reach; upper = t - reach }
+                    for frame in lower..<upper { frames[row * t + frame] = 1 }
+                    inverseCounts[row] = 1 / Float(upper - lower)
+                    for i in 0..<biasCount { biases[row * biasCount + i] = transform.biases[biasStarts[combination] + i] }
+                }
+                let excess = subtract("\(name).excess", rows, constant("\(name).biases", dimensions: [c, biasCount, 1], values: biases))
+                let pooled = constant("\(name).frames", dimensions: [c, 1, t], values: frames)
+                let positive = multiply("\(name).positive", layer("\(name).above", inputs: [excess], .greaterThan(alpha: 0)), pooled)
+                let positives = layer("\(name).positives", inputs: [positive], .reduceSum(axes: [2], keepDimensions: false))   // [c, B]
+                let proportion = multiply("\(name).ppv", positives, constant("\(name).inverseCounts", dimensions: [c, 1], values: inverseCounts))
+                let excessSum = layer("\(name).excess.sum", inputs: [multiply("\(name).excess.pooled",
+                                                                             layer("\(name).excess.positive", inputs: [excess], .activation(.relu)), pooled)],
+                                      .reduceSum(axes: [2], keepDimensions: false))
+                let meanPositive = divide("\(name).mpv", excessSum, atLeastOne("\(name).positives.safe", positives, rank: 2))
+                // Features in this group's order (combination, bias, PPV then MPV) and their rows of the regression's weight.
+                let features = reshape("\(name).features", input: concatenate("\(name).pair", inputs: [
+                    reshape("\(name).ppv.column", input: proportion, shape: [c, biasCount, 1]),
+                    reshape("\(name).mpv.column", input: meanPositive, shape: [c, biasCount, 1]),
+                ], axis: 2, output: nil), shape: [1, c * biasCount * 2])
+                var rowsOfWeight: [Float] = []
+                rowsOfWeight.reserveCapacity(c * biasCount * 2 * classes)
+                for combination in members {
+                    for i in 0..<biasCount {
+                        for feature in [2 * (biasStarts[combination] + i), 2 * (biasStarts[combination] + i) + 1] {
+                            rowsOfWeight += weight[(feature * classes)..<((feature + 1) * classes)]
+                        }
+                    }
+                }
+                partials.append(layer("\(name).logits", inputs: [features], .batchedMatMul(inputs: c * biasCount * 2, outputs: classes,
+                                                                                          weights: rowsOfWeight, bias: nil)))
+            }
+        }
+        var logits = add("head.logits.bias", partials[0], constant("head.bias", dimensions: [1, classes], values: head.bias.scalars))
+        for (index, partial) in partials.dropFirst().enumerated() { logits = add("head.logits.\(index + 1)", logits, partial) }
+        return reshape("head.logits", input: logits, shape: [classes])
+    }
+}
