@@ -15,22 +15,29 @@ import Foundation
 /// averaged as Coach does with the random-convolution member when the model has one
 /// (`RandomConvolutionHead`: gaps filled, MiniRocket's features, logistic regression).
 /// Frames missing at the end of a short window are zero rows, as the Action & Vision app pads them.
+/// Hand models that use chirality (mirroring left hands, or hand channels) take a second input,
+/// `chirality` [1]: `VNChirality`'s raw value (−1 left, 1 right, 0 unknown).
 public enum ActionClassifierCoreMLExporter {
     /// Apple's names.
     public static let inputName = "poses", labelName = "label", probabilitiesName = "labelProbabilities"
+    /// The second input of hand models that use chirality.
+    public static let chiralityName = "chirality"
+
+    /// The `chirality` input: Vision's `VNChirality` raw value.
+    static let chiralityFeature = CoreMLFeature(
+        name: chiralityName, shortDescription: "Which hand the poses are of, as VNHumanHandPoseObservation.chirality's raw value: "
+            + "-1 left, 1 right, 0 unknown", type: .multiArray(shape: [1]))
     /// The specification version the file declares (the N-D layers need 4).
     public static let specificationVersion = 4
 
     /// The Core ML model of `classifier`; `metadata` (the model file's) supplies the descriptive
-    /// entries. Throws `ExportError.unsupported` for hand chirality channels (not exported yet).
-    public static func model(classifier: ActionClassifierModel, metadata: ModelMetadata, path: String) throws -> CoreMLModel {
+    /// entries.
+    public static func model(classifier: ActionClassifierModel, metadata: ModelMetadata) -> CoreMLModel {
         let encoding = classifier.encoding
-        if encoding.chirality != .ignore {
-            throw ExportError.unsupported(path: path, format: .coreml, what: "hand chirality in the input encoding ('\(encoding.chirality.rawValue)')")
-        }
         let t = encoding.windowLength, j = encoding.jointCount
         var builder = CoreMLNetworkBuilder(ndArrays: true)
-        let window = builder.actionEncoding(encoding, input: inputName)
+        let usesChirality = encoding.chirality != .ignore
+        let window = builder.actionEncoding(encoding, input: inputName, chirality: usesChirality ? chiralityName : nil)
         let logits = builder.actionNetwork(classifier.network, input: window, frames: t)
         if let head = classifier.randomConvolution {
             // The ensemble: (1 − w) · the network's probabilities + w · the head's.
@@ -50,8 +57,10 @@ public enum ActionClassifierCoreMLExporter {
         }
         let input = CoreMLFeature(name: inputName, shortDescription: inputDescription(classifier),
                                   type: .multiArray(shape: [t, encoding.keypointChannels.count, j]))
+        var inputs = [input]
+        if usesChirality { inputs.append(chiralityFeature) }
         let description = CoreMLModelDescription(
-            inputs: [input],
+            inputs: inputs,
             outputs: [CoreMLFeature(name: probabilitiesName, shortDescription: "Probability of each category", type: .stringKeyedDictionary),
                       CoreMLFeature(name: labelName, shortDescription: "Most likely action category", type: .string)],
             predictedFeature: labelName, predictedProbabilities: probabilitiesName,

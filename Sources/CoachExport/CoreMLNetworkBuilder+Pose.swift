@@ -90,9 +90,11 @@ extension CoreMLNetworkBuilder {
     // MARK: - The window encoding
 
     /// Adds `ActionInputEncoding` on input `poses` [T, channels, J] (x, y, [z,] confidence per
-    /// frame and joint, y pointing up: Vision's bottom-left origin); returns the encoded window
-    /// [1, K, T, J] (x, y, [z,] confidence, then the velocities when the encoding has them).
-    mutating func actionEncoding(_ encoding: ActionInputEncoding, input: String) -> String {
+    /// frame and joint, y pointing up: Vision's bottom-left origin) and, when the encoding uses
+    /// chirality, input `chirality` [1] (Vision's `VNChirality`: −1 left, 1 right, 0 unknown);
+    /// returns the encoded window [1, K, T, J] (x, y, [z,] confidence, the velocities when the
+    /// encoding has them, then left and right when chirality is an input).
+    mutating func actionEncoding(_ encoding: ActionInputEncoding, input: String, chirality: String?) -> String {
         let t = encoding.windowLength, j = encoding.jointCount
         let channels = transpose("encode.channels", input: input, permutation: [1, 0, 2], output: nil)   // [channels, T, J]
         let raw = encoding.keypointChannels.indices.map { slice("encode.\(encoding.keypointChannels[$0])", channels, [$0..<($0 + 1), nil, nil]) }
@@ -144,6 +146,10 @@ extension CoreMLNetworkBuilder {
             let divisor = add("encode.scale", multiply("encode.scale.kept", value, usable), fallback)
             normalised = centred.indices.map { divide("encode.normalised.\(names[$0])", centred[$0], divisor) }
         }
+        let hands = chirality.map { handFlags($0) }
+        if encoding.chirality == .mirrorLeftHands, let hands {
+            normalised[0] = mirrored("encode.mirrored.x", normalised[0], left: hands.left)
+        }
         var encoded = normalised + [multiply("encode.confidence.detected", confidence, mask)]
         if encoding.includesVelocity {
             // Frame-to-frame change of joints detected in both frames; 0 at the first frame.
@@ -158,8 +164,22 @@ extension CoreMLNetworkBuilder {
                 encoded.append(multiply("encode.velocity.\(names[i])", subtract("encode.velocity.change.\(names[i])", value, previous), both))
             }
         }
+        if encoding.chirality == .input, let hands {
+            encoded += [multiply("encode.hand.left", mask, hands.left), multiply("encode.hand.right", mask, hands.right)]
+        }
         let joined = concatenate("encode.joined", inputs: encoded, axis: 0, output: nil)   // [K, T, J]
         return reshape("encode.window", input: joined, shape: [1, encoding.channelCount, t, j])
+    }
+
+    /// 1 for a left hand and for a right hand, from a `VNChirality` value (−1 left, 1 right, 0 unknown).
+    mutating func handFlags(_ chirality: String) -> (left: String, right: String) {
+        (layer("chirality.left", inputs: [affine("chirality.negated", chirality, alpha: -1, beta: 0)], .greaterThan(alpha: 0.5)),
+         layer("chirality.right", inputs: [chirality], .greaterThan(alpha: 0.5)))
+    }
+
+    /// `x`, negated for a left hand (`left` = 1): x · (1 − 2 · left).
+    mutating func mirrored(_ name: String, _ x: String, left: String) -> String {
+        multiply(name, x, affine("\(name).sign", left, alpha: -2, beta: 1))
     }
 
     /// The sum of the squares of `values`.

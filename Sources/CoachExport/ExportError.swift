@@ -4,8 +4,6 @@ import Foundation
 public enum ExportError: LocalizedError, Equatable {
     /// Export of this kind of model to this format does not exist yet.
     case notImplemented(path: String, task: String, format: ExportFormat)
-    /// The model uses something the exporter cannot write yet.
-    case unsupported(path: String, format: ExportFormat, what: String)
 
     /// A message naming the file and what is missing.
     public var errorDescription: String? {
@@ -13,8 +11,6 @@ public enum ExportError: LocalizedError, Equatable {
         case let .notImplemented(path, task, format):
             return "\(path): export of '\(task)' models to \(format.displayName) is not implemented yet (issue 15); "
                 + "today image classifiers and object detectors export, to Core ML and ONNX, and action classifiers to Core ML"
-        case let .unsupported(path, format, what):
-            return "\(path): export to \(format.displayName) does not handle \(what) yet (issue 15)"
         }
     }
 }

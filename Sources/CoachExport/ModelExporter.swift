@@ -38,7 +38,7 @@ public enum ModelExporter {
         let file = try ModelFile.read(from: modelURL)
         if task == .actionClassifier {
             let classifier = try ActionClassifierModel(file: file)
-            return try ActionClassifierCoreMLExporter.model(classifier: classifier, metadata: file.metadata, path: path).serialized()
+            return ActionClassifierCoreMLExporter.model(classifier: classifier, metadata: file.metadata).serialized()
         }
         if task == .objectDetector {
             let detector = try ObjectDetectorModel(file: file)

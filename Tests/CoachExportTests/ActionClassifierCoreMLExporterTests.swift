@@ -57,12 +57,19 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         for (index, window) in windows.enumerated() {
             let input = directory.appendingPathComponent("\(name)-\(index).f32")
             try writeVisionInput([window], channels: channels, to: input)
-            runs.append(["poses": input])
+            var run = ["poses": input]
+            if model.encoding.chirality != .ignore {
+                let hand = directory.appendingPathComponent("\(name)-\(index)-chirality.f32")
+                try [Self.visionChirality(window.chirality)].withUnsafeBufferPointer { Data(buffer: $0) }.write(to: hand)
+                run["chirality"] = hand
+            }
+            runs.append(run)
         }
         let report = try CoreMLPeer.run(model: exported, runs: runs, python: python)
         XCTAssertEqual(report.specificationVersion, 4, file: file, line: line)
         XCTAssertEqual(report.type, "neuralNetworkClassifier", file: file, line: line)
-        XCTAssertEqual(report.description.inputs.map(\.name), ["poses"], file: file, line: line)
+        XCTAssertEqual(report.description.inputs.map(\.name), model.encoding.chirality == .ignore ? ["poses"] : ["poses", "chirality"],
+                       file: file, line: line)
         XCTAssertEqual(report.description.inputs.first?.shape, [model.windowLength, channels, model.jointSet.count], file: file, line: line)
         XCTAssertEqual(Set(report.description.outputs.map(\.name)), ["label", "labelProbabilities"], file: file, line: line)
         XCTAssertEqual(report.description.predictedFeatureName, "label", file: file, line: line)
@@ -104,6 +111,15 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         print("ActionClassifierCoreMLExporterTests \(name): \(windows.count) windows (\(exact) within 1e-4), |interpreter − Coach| "
               + "probability max \(largest), mean \(mean)" + (model.randomConvolution == nil ? "" : " (with the random-convolution member)"))
         return largest
+    }
+
+    /// `VNChirality`'s raw value.
+    static func visionChirality(_ chirality: Chirality?) -> Float {
+        switch chirality {
+        case .left?: return -1
+        case .right?: return 1
+        default: return 0
+        }
     }
 
     /// Some windows of each clip: whole ones, ones with undetected joints, ones padded at the end.
@@ -203,18 +219,36 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         }
     }
 
-    func testChiralityIsRefusedNotHalfExported() throws {
+    func testHandActionsWithChiralityMatch() throws {
+        _ = try CoreMLPeer.python()
         let directory = try temporaryDirectory(self)
-        var generator = SeededGenerator(seed: 1)
+        // Hand poses of every chirality through freshly initialised hand-action networks that
+        // mirror left hands or take the hand as two channels.
         let jointSet = JointSet.hand21
-        let encoding = ActionInputEncoding(windowLength: 16, jointCount: jointSet.count, includesDepth: false, chirality: .mirrorLeftHands)
-        let model = ActionClassifierModel(labels: ["wave", "other"], jointSet: jointSet, frameRate: 30, encoding: encoding,
-                                          architecture: .graphConvolution(for: SkeletonGraph(jointSet: jointSet)), generator: &generator)
-        let url = directory.appendingPathComponent("hands.h5")
-        try model.modelFile().write(to: url)
-        XCTAssertThrowsError(try ModelExporter.export(modelAt: url, format: .coreml)) { error in
-            XCTAssertTrue(error.localizedDescription.contains("chirality"), error.localizedDescription)
-            XCTAssertTrue(error.localizedDescription.contains(url.path), error.localizedDescription)
+        var generator = SeededGenerator(seed: 12)
+        var frames: [PoseFrame] = []
+        for t in 0..<16 {
+            frames.append(PoseFrame(time: Double(t) / 30, keypoints: (0..<jointSet.count).map { j in
+                generator.nextBool(probability: 0.1) ? nil
+                    : Keypoint(x: 0.5 + 0.01 * Float(j) + 0.05 * sin(Float(t) * 0.4 + Float(j)), y: 0.4 + 0.015 * Float(j), confidence: 0.9)
+            }))
+        }
+        // The same poses as a left, a right and an unknown hand.
+        let windows = [Chirality.left, .right, .unknown].map { chirality in
+            var window = PoseWindow(frames: frames[...], frameCount: 16, jointCount: jointSet.count, hasDepth: false,
+                                    frameRate: 30, chirality: chirality)
+            window.chirality = chirality
+            return window
+        }
+        for handling in [ChiralityHandling.mirrorLeftHands, .input] {
+            let encoding = ActionInputEncoding(windowLength: 16, jointCount: jointSet.count, includesDepth: false, chirality: handling)
+            var modelGenerator = SeededGenerator(seed: 1)
+            let model = ActionClassifierModel(labels: ["wave", "grab", "other"], jointSet: jointSet, frameRate: 30, encoding: encoding,
+                                              architecture: .graphConvolution(for: SkeletonGraph(jointSet: jointSet)), generator: &modelGenerator)
+            let coach = model.probabilities(for: windows)
+            XCTAssertGreaterThan(zip(coach[0], coach[1]).map { abs($0 - $1) }.max()!, 1e-3,
+                                 "\(handling): a left and a right hand should be classified differently, so chirality is exercised")
+            try check(model, windows: windows, name: "Hands-\(handling.rawValue)", in: directory)
         }
     }
 }
