@@ -10,7 +10,7 @@ public enum ExportError: LocalizedError, Equatable {
         switch self {
         case let .notImplemented(path, task, format):
             return "\(path): export of '\(task)' models to \(format.displayName) is not implemented yet (issue 15); "
-                + "today image classifiers and object detectors export, to Core ML and ONNX, and action classifiers to Core ML"
+                + "today image classifiers and object detectors export, to Core ML and ONNX, and pose classifiers (action, hand action, hand pose) to Core ML"
         }
     }
 }

@@ -17,7 +17,7 @@ public enum ModelExporter {
     /// Whether `task` exports to `format` today.
     public static func supports(task: ModelTask, format: ExportFormat) -> Bool {
         switch (task, format) {
-        case (.imageClassifier, _), (.objectDetector, _), (.actionClassifier, .coreml): return true
+        case (.imageClassifier, _), (.objectDetector, _), (.actionClassifier, .coreml), (.handPoseClassifier, .coreml): return true
         default: return false
         }
     }
@@ -36,6 +36,10 @@ public enum ModelExporter {
             throw ExportError.notImplemented(path: path, task: task.rawValue, format: format)
         }
         let file = try ModelFile.read(from: modelURL)
+        if task == .handPoseClassifier {
+            let classifier = try HandPoseClassifierModel(file: file)
+            return HandPoseClassifierCoreMLExporter.model(classifier: classifier, metadata: file.metadata).serialized()
+        }
         if task == .actionClassifier {
             let classifier = try ActionClassifierModel(file: file)
             return ActionClassifierCoreMLExporter.model(classifier: classifier, metadata: file.metadata).serialized()

@@ -15,8 +15,10 @@ public final class HandPoseClassifierNetwork: Module {
     public let inputChannels: Int
     /// The number of classes.
     public let classCount: Int
-    let perceptron: HandPosePerceptron?
-    let graph: ActionClassifierNetwork?
+    /// The perceptron (`.multilayerPerceptron`).
+    public let perceptron: HandPosePerceptron?
+    /// The graph network on a one-frame window (`.graphConvolution`).
+    public let graph: ActionClassifierNetwork?
 
     /// A freshly initialised network over `skeleton`'s joints.
     public init(architecture: HandPoseClassifierArchitecture, skeleton: SkeletonGraph, inputChannels: Int,
@@ -52,11 +54,13 @@ public final class HandPoseClassifierNetwork: Module {
 
 /// Batch norm of the flattened pose, then hidden layers (linear, batch norm with ReLU, dropout),
 /// then a linear classifier.
-final class HandPosePerceptron: Module {
-    let inputNorm: BatchNorm
-    let hidden: [Linear]
-    let hiddenNorms: [BatchNorm]
-    let classifier: Linear
+public final class HandPosePerceptron: Module {
+    /// Over the flattened pose (feature `j · K + k`).
+    public let inputNorm: BatchNorm
+    /// Hidden layers (no bias; a batch norm with ReLU follows each).
+    public let hidden: [Linear]
+    public let hiddenNorms: [BatchNorm]
+    public let classifier: Linear
     let dropout: Dropout
 
     init(inputSize: Int, hiddenSizes: [Int], dropout rate: Float, classCount: Int, generator: inout SeededGenerator) {
@@ -74,13 +78,13 @@ final class HandPosePerceptron: Module {
         dropout = Dropout(rate: rate)
     }
 
-    var children: [(String, Module)] {
+    public var children: [(String, Module)] {
         [("inputNorm", inputNorm)] + hidden.enumerated().map { ("hidden.\($0.offset)", $0.element) }
             + hiddenNorms.enumerated().map { ("hiddenNorm.\($0.offset)", $0.element) } + [("classifier", classifier)]
     }
 
     /// [N, F] → [N, classes].
-    func callAsFunction(_ x: Variable) -> Variable {
+    public func callAsFunction(_ x: Variable) -> Variable {
         var h = inputNorm(x)
         for (layer, norm) in zip(hidden, hiddenNorms) { h = dropout(norm(layer(h))) }
         return classifier(h)
