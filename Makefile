@@ -182,11 +182,16 @@ demo: build
 	@$(COACH) evaluate models/boards.h5 --annotations datasets/cornhole/test/annotations.json
 	@mkdir -p $(GENERATED)/cornhole
 	@$(COACH) predict models/boards.h5 datasets/cornhole/test/0126.jpg --draw $(GENERATED)/cornhole/0126-boxes.png --overwrite
-	@echo "==> export: the board detector and the image classifier as Core ML files for Xcode, and ONNX"
+	@echo "==> export: the models as Core ML files for Xcode (the throw classifier with Apple's Action & Vision interface), and ONNX"
 	@mkdir -p $(GENERATED)/export
+	@$(COACH) export models/throws.h5 --format coreml --output $(GENERATED)/export/PlayerActionClassifier.mlmodel --overwrite
+	@$(COACH) export models/hand-poses.h5 --format coreml --output $(GENERATED)/export/HandPoses.mlmodel --overwrite
 	@$(COACH) export models/boards.h5 --format coreml --output $(GENERATED)/export/Boards.mlmodel --overwrite
 	@$(COACH) export models/sports-gear.h5 --format coreml --output $(GENERATED)/export/SportsGear.mlmodel --overwrite
 	@$(COACH) export models/sports-gear.h5 --format onnx --output $(GENERATED)/export/sports-gear.onnx --overwrite
+	@validator=$(COACH_SHARED)/tools/coreml-validate/coreml-validate; \
+	  if [ -x $$validator ]; then echo "==> Apple's Core ML validator on the exported files"; $$validator $(GENERATED)/export/*.mlmodel; \
+	  else echo "note: $$validator is missing: the Core ML files were not validated"; fi
 	@echo "==> the game: coach analyze on the rendered game in $(GENERATED)/game (its board box and the player's poses come with it;"
 	@echo "    the throw classifier above types the throws; truth.json says what really happened)"
 	@box=$$($(PYTHON) -c "import json; print(','.join('%.0f' % v for v in json.load(open('$(GENERATED)/game/truth.json'))['boardBox']))"); \

@@ -119,7 +119,7 @@ let package = Package(
                                                              "CoachRandom", "TestSupport"],
                     exclude: ["CoreML"]),
         .testTarget(name: "CoachFuzzingTests", dependencies: ["CoachFuzzing", "TestSupport"], exclude: ["Corpus"]),
-        .testTarget(name: "coachTests", dependencies: ["TestSupport", "CoachModels"], exclude: ["Snapshots"]),
+        .testTarget(name: "coachTests", dependencies: ["TestSupport", "CoachModels", "CoachData", "CoachRandom"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -10,9 +10,10 @@ import Foundation
 /// try data.write(to: URL(fileURLWithPath: "gear.onnx"), options: .atomic)
 /// ```
 ///
-/// Today: image classifiers (`ImageClassifierONNXExporter`, `ImageClassifierCoreMLExporter`)
-/// and object detectors (`ObjectDetectorONNXExporter`, `ObjectDetectorCoreMLExporter`), to ONNX
-/// and Core ML. Other kinds throw `ExportError.notImplemented` (issue 15).
+/// Every kind exports to Core ML (`ImageClassifierCoreMLExporter`, `ObjectDetectorCoreMLExporter`,
+/// `ActionClassifierCoreMLExporter` — also hand actions — and `HandPoseClassifierCoreMLExporter`);
+/// image classifiers and object detectors also to ONNX (`ImageClassifierONNXExporter`,
+/// `ObjectDetectorONNXExporter`). Pose classifiers to ONNX throw `ExportError.notImplemented` (issue 15).
 public enum ModelExporter {
     /// Whether `task` exports to `format` today.
     public static func supports(task: ModelTask, format: ExportFormat) -> Bool {
@@ -24,7 +25,7 @@ public enum ModelExporter {
 
     /// The exported bytes of the model file at `modelURL`.
     ///
-    /// Both kinds run on the shared backbone, read from `backboneURL` or
+    /// Image classifiers and detectors run on the shared backbone, read from `backboneURL` or
     /// `Backbone.defaultLocation()`. Throws `ModelFileError` when the file is not a Coach
     /// model, `ExportError.notImplemented` for kinds and formats not exported yet (before any
     /// weights are read), `ImageClassifierModelError`/`DetectorModelError` for a damaged model,

@@ -117,5 +117,7 @@ final class ObjectDetectorONNXExporterTests: XCTestCase {
         XCTAssertTrue(ModelExporter.supports(task: .objectDetector, format: .onnx))
         XCTAssertTrue(ModelExporter.supports(task: .objectDetector, format: .coreml))
         XCTAssertFalse(ModelExporter.supports(task: .actionClassifier, format: .onnx))
+        XCTAssertTrue(ModelExporter.supports(task: .actionClassifier, format: .coreml))
+        XCTAssertTrue(ModelExporter.supports(task: .handPoseClassifier, format: .coreml))
     }
 }
