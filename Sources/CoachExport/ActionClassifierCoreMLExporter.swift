@@ -59,14 +59,11 @@ public enum ActionClassifierCoreMLExporter {
                                   type: .multiArray(shape: [t, encoding.keypointChannels.count, j]))
         var inputs = [input]
         if usesChirality { inputs.append(chiralityFeature) }
-        let description = CoreMLModelDescription(
-            inputs: inputs,
-            outputs: [CoreMLFeature(name: probabilitiesName, shortDescription: "Probability of each category", type: .stringKeyedDictionary),
-                      CoreMLFeature(name: labelName, shortDescription: "Most likely action category", type: .string)],
-            predictedFeature: labelName, predictedProbabilities: probabilitiesName,
-            metadata: ExportMetadata.coreML(for: metadata, inputDescription: inputDescription(classifier)))
-        return CoreMLModel(specificationVersion: specificationVersion, description: description,
-                           body: .neuralNetworkClassifier(builder.network, labels: classifier.labels, probabilities: probabilitiesName))
+        return CoreMLModel.classifier(builder.network, inputs: inputs, labels: classifier.labels, label: labelName,
+                                      probabilities: probabilitiesName, labelDescription: "Most likely action category",
+                                      probabilitiesDescription: "Probability of each category",
+                                      metadata: ExportMetadata.coreML(for: metadata, inputDescription: inputDescription(classifier)),
+                                      specificationVersion: specificationVersion)
     }
 
     /// What the input holds, as Apple's model describes it.

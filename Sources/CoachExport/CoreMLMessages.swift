@@ -35,6 +35,20 @@ public struct CoreMLModel: Sendable {
         self.body = body
     }
 
+    /// A `NeuralNetworkClassifier` of `network`, whose blob `probabilities` holds the class
+    /// probabilities: outputs `probabilities` (label → probability) and `label` (the most probable).
+    public static func classifier(_ network: CoreMLNeuralNetwork, inputs: [CoreMLFeature], labels: [String], label: String,
+                                  probabilities: String, labelDescription: String, probabilitiesDescription: String,
+                                  metadata: CoreMLMetadata, specificationVersion: Int) -> CoreMLModel {
+        let description = CoreMLModelDescription(
+            inputs: inputs,
+            outputs: [CoreMLFeature(name: probabilities, shortDescription: probabilitiesDescription, type: .stringKeyedDictionary),
+                      CoreMLFeature(name: label, shortDescription: labelDescription, type: .string)],
+            predictedFeature: label, predictedProbabilities: probabilities, metadata: metadata)
+        return CoreMLModel(specificationVersion: specificationVersion, description: description,
+                           body: .neuralNetworkClassifier(network, labels: labels, probabilities: probabilities))
+    }
+
     /// The file's bytes.
     public func serialized() -> Data { Data(encoded()) }
 

@@ -106,14 +106,14 @@ extension CoreMLNetworkBuilder {
         // The flattened pose, feature j · K + k.
         let flat = reshape("network.features", input: transpose("network.jointsFirst", input: reshape("network.pose", input: input, shape: [k, j]),
                                                                 permutation: [1, 0], output: nil), shape: [1, j * k])
-        let (a, b) = Self.inferenceScaleAndShift(perceptron.inputNorm)
+        let (a, b) = ExportedBatchNorm.scaleAndShift(perceptron.inputNorm)
         var h = add("network.inputNorm", multiply("network.inputNorm.scale", flat, constant("network.inputNorm.a", dimensions: [1, a.count], values: a)),
                     constant("network.inputNorm.b", dimensions: [1, b.count], values: b))
         for (index, (linear, norm)) in zip(perceptron.hidden, perceptron.hiddenNorms).enumerated() {
             let weight = linear.weight.value
             h = layer("network.hidden.\(index)", inputs: [h], .batchedMatMul(inputs: weight.shape[0], outputs: weight.shape[1], weights: weight.scalars,
                                                                              bias: linear.bias?.value.scalars))
-            let (scale, shift) = Self.inferenceScaleAndShift(norm)
+            let (scale, shift) = ExportedBatchNorm.scaleAndShift(norm)
             h = add("network.hiddenNorm.\(index)", multiply("network.hiddenNorm.\(index).scale", h,
                                                             constant("network.hiddenNorm.\(index).a", dimensions: [1, scale.count], values: scale)),
                     constant("network.hiddenNorm.\(index).b", dimensions: [1, shift.count], values: shift))

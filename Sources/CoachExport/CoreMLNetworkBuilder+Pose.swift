@@ -43,25 +43,13 @@ extension CoreMLNetworkBuilder {
     /// Coach's inference-mode batch norm (`x · a + b`, a = γ / √(σ² + ε), b = β − μ · a) over
     /// axis 1 of a rank-4 value, then its activation.
     mutating func batchNorm(_ name: String, _ input: String, _ norm: BatchNorm) -> String {
-        let (a, b) = Self.inferenceScaleAndShift(norm)
+        let (a, b) = ExportedBatchNorm.scaleAndShift(norm)
         let shifted = scaleAndShift(name, input: input, scale: a, shift: b)
         switch norm.activation {
         case .none: return shifted
         case .relu: return layer("\(name).relu", inputs: [shifted], .activation(.relu))
         case .swish: return multiply("\(name).swish", shifted, sigmoid("\(name).sigmoid", input: shifted))
         }
-    }
-
-    /// The per-channel `a` and `b` of a batch norm in inference mode.
-    static func inferenceScaleAndShift(_ norm: BatchNorm) -> (scale: [Float], shift: [Float]) {
-        let gamma = norm.scale.value.scalars, beta = norm.offset.value.scalars
-        let mean = norm.runningMean.value.scalars, variance = norm.runningVariance.value.scalars
-        var a = [Float](repeating: 0, count: gamma.count), b = a
-        for k in gamma.indices {
-            a[k] = gamma[k] / (variance[k] + norm.epsilon).squareRoot()
-            b[k] = beta[k] - mean[k] * a[k]
-        }
-        return (a, b)
     }
 
     /// A convolution over frames of [1, C_in, T, J]: `weight` [k, C_in, C_out] (or a `Linear`'s
@@ -195,7 +183,7 @@ extension CoreMLNetworkBuilder {
     mutating func actionNetwork(_ network: ActionClassifierNetwork, input: String, frames t: Int) -> String {
         let j = network.jointCount, k = network.inputChannels
         // The input batch norm's feature j · K + k sits at [k, j].
-        let (a, b) = Self.inferenceScaleAndShift(network.inputNorm)
+        let (a, b) = ExportedBatchNorm.scaleAndShift(network.inputNorm)
         var scale = [Float](repeating: 0, count: k * j), shift = scale
         for joint in 0..<j { for channel in 0..<k { scale[channel * j + joint] = a[joint * k + channel]; shift[channel * j + joint] = b[joint * k + channel] } }
         let scaled = multiply("network.inputNorm.scale", input, constant("network.inputNorm.a", dimensions: [1, k, 1, j], values: scale))

@@ -102,13 +102,7 @@ extension ExportGraphBuilder {
 
     /// Coach's inference-mode batch norm `x · a + b` (a = γ / √(σ² + ε), b = β − μ · a), then swish.
     private mutating func normalise(_ name: String, _ input: String, _ norm: BatchNorm, swish: Bool) -> String {
-        let gamma = norm.scale.value.scalars, beta = norm.offset.value.scalars
-        let mean = norm.runningMean.value.scalars, variance = norm.runningVariance.value.scalars
-        var a = [Float](repeating: 0, count: gamma.count), b = a
-        for k in gamma.indices {
-            a[k] = gamma[k] / (variance[k] + norm.epsilon).squareRoot()
-            b[k] = beta[k] - mean[k] * a[k]
-        }
+        let (a, b) = ExportedBatchNorm.scaleAndShift(norm)
         let shifted = scaleAndShift(name, input: input, scale: a, shift: b)
         guard swish else { return shifted }
         return multiply("\(name).swish", shifted, sigmoid("\(name).sigmoid", input: shifted))

@@ -1,3 +1,4 @@
+import CoachNN
 import Foundation
 
 /// Coach's convolution filters in the layout ONNX and Core ML store.
@@ -19,5 +20,21 @@ enum ExportedFilter {
             }
         }
         return filter
+    }
+}
+
+/// Coach's batch norms as exporters write them.
+enum ExportedBatchNorm {
+    /// The per-channel `a` and `b` of `norm` in inference mode: `x · a + b`, a = γ / √(σ² + ε),
+    /// b = β − μ · a (as `Variable.batchNormalized` computes it).
+    static func scaleAndShift(_ norm: BatchNorm) -> (scale: [Float], shift: [Float]) {
+        let gamma = norm.scale.value.scalars, beta = norm.offset.value.scalars
+        let mean = norm.runningMean.value.scalars, variance = norm.runningVariance.value.scalars
+        var a = [Float](repeating: 0, count: gamma.count), b = a
+        for k in gamma.indices {
+            a[k] = gamma[k] / (variance[k] + norm.epsilon).squareRoot()
+            b[k] = beta[k] - mean[k] * a[k]
+        }
+        return (a, b)
     }
 }

@@ -36,14 +36,11 @@ public enum HandPoseClassifierCoreMLExporter {
         var inputs = [CoreMLFeature(name: inputName, shortDescription: inputDescription(classifier),
                                     type: .multiArray(shape: [1, encoding.keypointChannels.count, j]))]
         if usesChirality { inputs.append(ActionClassifierCoreMLExporter.chiralityFeature) }
-        let description = CoreMLModelDescription(
-            inputs: inputs,
-            outputs: [CoreMLFeature(name: probabilitiesName, shortDescription: "Probability of each category", type: .stringKeyedDictionary),
-                      CoreMLFeature(name: labelName, shortDescription: "Most likely hand pose category", type: .string)],
-            predictedFeature: labelName, predictedProbabilities: probabilitiesName,
-            metadata: ExportMetadata.coreML(for: metadata, inputDescription: inputDescription(classifier)))
-        return CoreMLModel(specificationVersion: specificationVersion, description: description,
-                           body: .neuralNetworkClassifier(builder.network, labels: classifier.labels, probabilities: probabilitiesName))
+        return CoreMLModel.classifier(builder.network, inputs: inputs, labels: classifier.labels, label: labelName,
+                                      probabilities: probabilitiesName, labelDescription: "Most likely hand pose category",
+                                      probabilitiesDescription: "Probability of each category",
+                                      metadata: ExportMetadata.coreML(for: metadata, inputDescription: inputDescription(classifier)),
+                                      specificationVersion: specificationVersion)
     }
 
     /// What the input holds.

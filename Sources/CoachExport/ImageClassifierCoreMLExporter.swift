@@ -46,15 +46,12 @@ public enum ImageClassifierCoreMLExporter {
             }
         }
         builder.layer("head.softmax", inputs: [activations], .softmax, output: probabilitiesName)
-        let description = CoreMLModelDescription(
-            inputs: [CoreMLFeature(name: inputName, shortDescription: inputDescription(encoding), type: .rgbImage(width: size, height: size))],
-            outputs: [CoreMLFeature(name: probabilitiesName, shortDescription: "The probability of each label",
-                                    type: .stringKeyedDictionary),
-                      CoreMLFeature(name: labelName, shortDescription: "The most probable label", type: .string)],
-            predictedFeature: labelName, predictedProbabilities: probabilitiesName,
-            metadata: ExportMetadata.coreML(for: metadata, inputDescription: inputDescription(encoding)))
-        return CoreMLModel(specificationVersion: specificationVersion, description: description,
-                           body: .neuralNetworkClassifier(builder.network, labels: classifier.labels, probabilities: probabilitiesName))
+        let image = CoreMLFeature(name: inputName, shortDescription: inputDescription(encoding), type: .rgbImage(width: size, height: size))
+        return CoreMLModel.classifier(builder.network, inputs: [image], labels: classifier.labels, label: labelName,
+                                      probabilities: probabilitiesName, labelDescription: "The most probable label",
+                                      probabilitiesDescription: "The probability of each label",
+                                      metadata: ExportMetadata.coreML(for: metadata, inputDescription: inputDescription(encoding)),
+                                      specificationVersion: specificationVersion)
     }
 
     /// What the input holds.

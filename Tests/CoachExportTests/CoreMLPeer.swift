@@ -1,3 +1,5 @@
+import CoachExport
+import CoachModels
 import Foundation
 import TestSupport
 import XCTest
@@ -95,6 +97,25 @@ enum CoreMLPeer {
     static func validate(_ model: URL, file: String = #fileID, function: String = #function) throws -> (passed: Bool, output: String) {
         let (status, output) = try run(try validator(file: file, function: function), [model.path])
         return (status == 0, output)
+    }
+
+    /// Writes `modelFile` as `NAME.h5` in `directory` (its summary "NAME, for the export test"),
+    /// exports it to `NAME.mlmodel`, checks that a second export gives the same bytes and that
+    /// Apple's validator passes the file at specification version 4; returns the exported file.
+    static func exportAndValidate(_ modelFile: ModelFile, name: String, in directory: URL,
+                                  file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        var modelFile = modelFile
+        modelFile.metadata.summary = "\(name), for the export test"
+        let modelURL = directory.appendingPathComponent("\(name).h5")
+        try modelFile.write(to: modelURL)
+        let exported = directory.appendingPathComponent("\(name).mlmodel")
+        let data = try ModelExporter.export(modelAt: modelURL, format: .coreml)
+        try data.write(to: exported)
+        XCTAssertEqual(try ModelExporter.export(modelAt: modelURL, format: .coreml), data, "the same bytes twice", file: file, line: line)
+        let validation = try validate(exported)
+        XCTAssertTrue(validation.passed, validation.output, file: file, line: line)
+        XCTAssertTrue(validation.output.contains("specificationVersion=4 minimalNeeded=4"), validation.output, file: file, line: line)
+        return exported
     }
 
     /// The Python with `numpy` and `coremltools`, or a loud skip.

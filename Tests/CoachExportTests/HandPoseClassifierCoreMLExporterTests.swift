@@ -17,17 +17,7 @@ final class HandPoseClassifierCoreMLExporterTests: XCTestCase {
     private func check(_ model: HandPoseClassifierModel, poses: [PoseWindow], name: String, in directory: URL,
                        file: StaticString = #filePath, line: UInt = #line) throws {
         let python = try CoreMLPeer.python()
-        let modelURL = directory.appendingPathComponent("\(name).h5")
-        var modelFile = try model.modelFile()
-        modelFile.metadata.summary = "\(name), for the export test"
-        try modelFile.write(to: modelURL)
-        let exported = directory.appendingPathComponent("\(name).mlmodel")
-        let data = try ModelExporter.export(modelAt: modelURL, format: .coreml)
-        try data.write(to: exported)
-        XCTAssertEqual(try ModelExporter.export(modelAt: modelURL, format: .coreml), data, "the same bytes twice", file: file, line: line)
-        let validation = try CoreMLPeer.validate(exported)
-        XCTAssertTrue(validation.passed, validation.output, file: file, line: line)
-        XCTAssertTrue(validation.output.contains("specificationVersion=4 minimalNeeded=4"), validation.output, file: file, line: line)
+        let exported = try CoreMLPeer.exportAndValidate(try model.modelFile(), name: name, in: directory, file: file, line: line)
 
         let usesChirality = model.encoding.chirality != .ignore
         var runs: [[String: URL]] = []
