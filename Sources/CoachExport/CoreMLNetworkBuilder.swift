@@ -124,4 +124,85 @@ public struct CoreMLNetworkBuilder: ExportGraphBuilder {
     public mutating func concatenate(_ name: String, inputs: [String], axis: Int, output: String?) -> String {
         layer(name, inputs: inputs, .concatND(axis: axis), output: output)
     }
+
+    /// `sliceStatic`.
+    public mutating func slice(_ name: String, _ input: String, _ ranges: [Range<Int>?]) -> String {
+        layer(name, inputs: [input], .sliceStatic(ranges))
+    }
+
+    /// `activation` linear.
+    public mutating func affine(_ name: String, _ input: String, alpha: Float, beta: Float) -> String {
+        layer(name, inputs: [input], .activation(.linear(alpha: alpha, beta: beta)))
+    }
+
+    /// `subtractBroadcastable`.
+    public mutating func subtract(_ name: String, _ first: String, _ second: String) -> String {
+        layer(name, inputs: [first, second], .subtractBroadcastable)
+    }
+
+    /// `divideBroadcastable`.
+    public mutating func divide(_ name: String, _ first: String, _ second: String) -> String {
+        layer(name, inputs: [first, second], .divideBroadcastable)
+    }
+
+    /// `maxBroadcastable`.
+    public mutating func maximum(_ name: String, _ first: String, _ second: String) -> String {
+        layer(name, inputs: [first, second], .maxBroadcastable)
+    }
+
+    /// `greaterThan` with `alpha`.
+    public mutating func greater(_ name: String, _ input: String, than threshold: Float) -> String {
+        layer(name, inputs: [input], .greaterThan(alpha: threshold))
+    }
+
+    /// `unary` SQRT.
+    public mutating func squareRoot(_ name: String, input: String) -> String {
+        layer(name, inputs: [input], .squareRoot)
+    }
+
+    /// `unary` ABS.
+    public mutating func absolute(_ name: String, input: String) -> String {
+        layer(name, inputs: [input], .absolute)
+    }
+
+    /// `activation` ReLU.
+    public mutating func relu(_ name: String, input: String) -> String {
+        layer(name, inputs: [input], .activation(.relu))
+    }
+
+    /// `reduceSum`.
+    public mutating func reduceSum(_ name: String, input: String, axes: [Int], keepDimensions: Bool) -> String {
+        layer(name, inputs: [input], .reduceSum(axes: axes, keepDimensions: keepDimensions))
+    }
+
+    /// `reduceMean`.
+    public mutating func reduceMean(_ name: String, input: String, axes: [Int], keepDimensions: Bool) -> String {
+        layer(name, inputs: [input], .reduceMean(axes: axes, keepDimensions: keepDimensions))
+    }
+
+    /// `reduceMax`.
+    public mutating func reduceMax(_ name: String, input: String, axes: [Int], keepDimensions: Bool) -> String {
+        layer(name, inputs: [input], .reduceMax(axes: axes, keepDimensions: keepDimensions))
+    }
+
+    /// `batchedMatmul` with weights.
+    public mutating func matMul(_ name: String, input: String, inputs: Int, outputs: Int, weights: [Float], bias: [Float]?) -> String {
+        layer(name, inputs: [input], .batchedMatMul(inputs: inputs, outputs: outputs, weights: weights, bias: bias))
+    }
+
+    /// `batchedMatmul` of two inputs.
+    public mutating func matrixProduct(_ name: String, _ first: String, _ second: String) -> String {
+        layer(name, inputs: [first, second], .matrixProduct)
+    }
+
+    /// `convolution` with a `kernel × 1` window: `same` padding (BOTTOM_RIGHT_HEAVY, TensorFlow's
+    /// rule) or `valid` with explicit amounts.
+    public mutating func frameConvolution(_ name: String, input: String, frames: Int, outputChannels: Int, inputChannels: Int,
+                                          groups: Int, kernel: Int, stride: Int, dilation: Int, padding: Int?,
+                                          weights: [Float], bias: [Float]?) -> String {
+        layer(name, inputs: [input], .convolution(
+            outputChannels: outputChannels, kernelChannels: inputChannels / groups, groups: groups, kernel: (kernel, 1),
+            stride: (stride, 1), padding: padding.map { .valid(top: $0, bottom: $0, left: 0, right: 0) } ?? .same,
+            weights: weights, bias: bias, dilationHeight: dilation))
+    }
 }

@@ -9,8 +9,8 @@ public enum ExportError: LocalizedError, Equatable {
     public var errorDescription: String? {
         switch self {
         case let .notImplemented(path, task, format):
-            return "\(path): export of '\(task)' models to \(format.displayName) is not implemented yet (issue 15); "
-                + "today image classifiers and object detectors export, to Core ML and ONNX, and pose classifiers (action, hand action, hand pose) to Core ML"
+            return "\(path): export of '\(task)' models to \(format.displayName) is not implemented; image classifiers, "
+                + "object detectors, action and hand-action classifiers and hand-pose classifiers export, to Core ML and ONNX"
         }
     }
 }

@@ -44,6 +44,43 @@ public protocol ExportGraphBuilder {
     mutating func columns(_ name: String, input: String, from: Int, to: Int) -> String
     /// Values joined along `axis`.
     mutating func concatenate(_ name: String, inputs: [String], axis: Int, output: String?) -> String
+
+    // The pose classifiers' operations (N-D values, NumPy broadcasting).
+
+    /// The part `ranges` of each axis (nil: the whole axis).
+    mutating func slice(_ name: String, _ input: String, _ ranges: [Range<Int>?]) -> String
+    /// `alpha · x + beta`.
+    mutating func affine(_ name: String, _ input: String, alpha: Float, beta: Float) -> String
+    /// first − second.
+    mutating func subtract(_ name: String, _ first: String, _ second: String) -> String
+    /// first / second.
+    mutating func divide(_ name: String, _ first: String, _ second: String) -> String
+    /// The elementwise maximum.
+    mutating func maximum(_ name: String, _ first: String, _ second: String) -> String
+    /// 1 where `x > threshold`, else 0 (floats).
+    mutating func greater(_ name: String, _ input: String, than threshold: Float) -> String
+    /// `√x`.
+    mutating func squareRoot(_ name: String, input: String) -> String
+    /// `|x|`.
+    mutating func absolute(_ name: String, input: String) -> String
+    /// `max(x, 0)`.
+    mutating func relu(_ name: String, input: String) -> String
+    /// Sums along `axes`.
+    mutating func reduceSum(_ name: String, input: String, axes: [Int], keepDimensions: Bool) -> String
+    /// Means along `axes`.
+    mutating func reduceMean(_ name: String, input: String, axes: [Int], keepDimensions: Bool) -> String
+    /// Maxima along `axes`.
+    mutating func reduceMax(_ name: String, input: String, axes: [Int], keepDimensions: Bool) -> String
+    /// The last axis times `weights` [inputs, outputs] (row-major), plus `bias` [outputs].
+    mutating func matMul(_ name: String, input: String, inputs: Int, outputs: Int, weights: [Float], bias: [Float]?) -> String
+    /// NumPy's `matmul` of two values.
+    mutating func matrixProduct(_ name: String, _ first: String, _ second: String) -> String
+    /// A convolution over axis 2 of [1, C_in, T, J] (frames; `kernel × 1` windows): `weights`
+    /// OIHW [C_out, C_in / groups, kernel, 1], taps `dilation` frames apart, `stride`, padded
+    /// with `padding` frames before and after (nil: TensorFlow SAME for `frames` input frames).
+    mutating func frameConvolution(_ name: String, input: String, frames: Int, outputChannels: Int, inputChannels: Int,
+                                   groups: Int, kernel: Int, stride: Int, dilation: Int, padding: Int?,
+                                   weights: [Float], bias: [Float]?) -> String
 }
 
 /// The maps of EfficientNet-Lite0 a graph uses, channels-first value names.

@@ -11,14 +11,14 @@ import Foundation
 /// ```
 ///
 /// Every kind exports to Core ML (`ImageClassifierCoreMLExporter`, `ObjectDetectorCoreMLExporter`,
-/// `ActionClassifierCoreMLExporter` — also hand actions — and `HandPoseClassifierCoreMLExporter`);
-/// image classifiers and object detectors also to ONNX (`ImageClassifierONNXExporter`,
-/// `ObjectDetectorONNXExporter`). Pose classifiers to ONNX throw `ExportError.notImplemented` (issue 15).
+/// `ActionClassifierCoreMLExporter` — also hand actions — and `HandPoseClassifierCoreMLExporter`)
+/// and to ONNX (`ImageClassifierONNXExporter`, `ObjectDetectorONNXExporter`,
+/// `PoseClassifierONNXExporter`); another task throws `ExportError.notImplemented`.
 public enum ModelExporter {
     /// Whether `task` exports to `format` today.
     public static func supports(task: ModelTask, format: ExportFormat) -> Bool {
         switch (task, format) {
-        case (.imageClassifier, _), (.objectDetector, _), (.actionClassifier, .coreml), (.handPoseClassifier, .coreml): return true
+        case (.imageClassifier, _), (.objectDetector, _), (.actionClassifier, _), (.handPoseClassifier, _): return true
         default: return false
         }
     }
@@ -39,11 +39,13 @@ public enum ModelExporter {
         let file = try ModelFile.read(from: modelURL)
         if task == .handPoseClassifier {
             let classifier = try HandPoseClassifierModel(file: file)
-            return HandPoseClassifierCoreMLExporter.model(classifier: classifier, metadata: file.metadata).serialized()
+            return format == .coreml ? HandPoseClassifierCoreMLExporter.model(classifier: classifier, metadata: file.metadata).serialized()
+                : PoseClassifierONNXExporter.model(handPose: classifier, metadata: file.metadata).serialized()
         }
         if task == .actionClassifier {
             let classifier = try ActionClassifierModel(file: file)
-            return ActionClassifierCoreMLExporter.model(classifier: classifier, metadata: file.metadata).serialized()
+            return format == .coreml ? ActionClassifierCoreMLExporter.model(classifier: classifier, metadata: file.metadata).serialized()
+                : PoseClassifierONNXExporter.model(action: classifier, metadata: file.metadata).serialized()
         }
         if task == .objectDetector {
             let detector = try ObjectDetectorModel(file: file)

@@ -149,4 +149,107 @@ public struct ONNXGraphBuilder: ExportGraphBuilder {
         let lower = scalar(0), upper = scalar(6)
         return node("Clip", name, inputs: [input, lower, upper])
     }
+
+    /// `Slice` of the axes with a range.
+    public mutating func slice(_ name: String, _ input: String, _ ranges: [Range<Int>?]) -> String {
+        let axes = ranges.indices.filter { ranges[$0] != nil }
+        return node("Slice", name, inputs: [input, integers("\(name).starts", axes.map { Int64(ranges[$0]!.lowerBound) }),
+                                            integers("\(name).ends", axes.map { Int64(ranges[$0]!.upperBound) }),
+                                            integers("\(name).axes", axes.map(Int64.init))])
+    }
+
+    /// `Mul` and `Add` with scalars.
+    public mutating func affine(_ name: String, _ input: String, alpha: Float, beta: Float) -> String {
+        let scaled = node("Mul", "\(name).scale", inputs: [input, scalar(alpha)])
+        return node("Add", name, inputs: [scaled, scalar(beta)])
+    }
+
+    /// `Sub`.
+    public mutating func subtract(_ name: String, _ first: String, _ second: String) -> String {
+        node("Sub", name, inputs: [first, second])
+    }
+
+    /// `Div`.
+    public mutating func divide(_ name: String, _ first: String, _ second: String) -> String {
+        node("Div", name, inputs: [first, second])
+    }
+
+    /// `Max`.
+    public mutating func maximum(_ name: String, _ first: String, _ second: String) -> String {
+        node("Max", name, inputs: [first, second])
+    }
+
+    /// `Greater` than a scalar, then `Cast` to float.
+    public mutating func greater(_ name: String, _ input: String, than threshold: Float) -> String {
+        let flags = node("Greater", "\(name).bool", inputs: [input, scalar(threshold)])
+        return node("Cast", name, inputs: [flags], attributes: [ONNXAttribute("to", .integer(ONNXElementType.float.rawValue))])
+    }
+
+    /// `Sqrt`.
+    public mutating func squareRoot(_ name: String, input: String) -> String {
+        node("Sqrt", name, inputs: [input])
+    }
+
+    /// `Abs`.
+    public mutating func absolute(_ name: String, input: String) -> String {
+        node("Abs", name, inputs: [input])
+    }
+
+    /// `Relu`.
+    public mutating func relu(_ name: String, input: String) -> String {
+        node("Relu", name, inputs: [input])
+    }
+
+    /// `ReduceSum` (opset 13: the axes are an input).
+    public mutating func reduceSum(_ name: String, input: String, axes: [Int], keepDimensions: Bool) -> String {
+        node("ReduceSum", name, inputs: [input, integers("\(name).axes", axes.map(Int64.init))],
+             attributes: [ONNXAttribute("keepdims", .integer(keepDimensions ? 1 : 0))])
+    }
+
+    /// `ReduceMean`.
+    public mutating func reduceMean(_ name: String, input: String, axes: [Int], keepDimensions: Bool) -> String {
+        node("ReduceMean", name, inputs: [input], attributes: [ONNXAttribute("axes", .integers(axes.map(Int64.init))),
+                                                               ONNXAttribute("keepdims", .integer(keepDimensions ? 1 : 0))])
+    }
+
+    /// `ReduceMax`.
+    public mutating func reduceMax(_ name: String, input: String, axes: [Int], keepDimensions: Bool) -> String {
+        node("ReduceMax", name, inputs: [input], attributes: [ONNXAttribute("axes", .integers(axes.map(Int64.init))),
+                                                              ONNXAttribute("keepdims", .integer(keepDimensions ? 1 : 0))])
+    }
+
+    /// `MatMul` with a weight initializer, then `Add` of the bias.
+    public mutating func matMul(_ name: String, input: String, inputs: Int, outputs: Int, weights: [Float], bias: [Float]?) -> String {
+        let product = node("MatMul", bias == nil ? name : "\(name).product",
+                           inputs: [input, constant("\(name).weight", dimensions: [inputs, outputs], values: weights)])
+        guard let bias else { return product }
+        return node("Add", name, inputs: [product, constant("\(name).bias", dimensions: [outputs], values: bias)])
+    }
+
+    /// `MatMul` of two values.
+    public mutating func matrixProduct(_ name: String, _ first: String, _ second: String) -> String {
+        node("MatMul", name, inputs: [first, second])
+    }
+
+    /// `Conv` with a `kernel × 1` window and explicit `pads` (TensorFlow SAME computed for `frames`).
+    public mutating func frameConvolution(_ name: String, input: String, frames: Int, outputChannels: Int, inputChannels: Int,
+                                          groups: Int, kernel: Int, stride: Int, dilation: Int, padding: Int?,
+                                          weights: [Float], bias: [Float]?) -> String {
+        var before = padding ?? 0, after = padding ?? 0
+        if padding == nil {
+            let outputFrames = (frames + stride - 1) / stride
+            let total = max((outputFrames - 1) * stride + (kernel - 1) * dilation + 1 - frames, 0)
+            before = total / 2
+            after = total - before
+        }
+        var inputs = [input, constant("\(name).weight", dimensions: [outputChannels, inputChannels / groups, kernel, 1], values: weights)]
+        if let bias { inputs.append(constant("\(name).bias", dimensions: [outputChannels], values: bias)) }
+        return node("Conv", name, inputs: inputs, attributes: [
+            ONNXAttribute("dilations", .integers([Int64(dilation), 1])),
+            ONNXAttribute("group", .integer(Int64(groups))),
+            ONNXAttribute("kernel_shape", .integers([Int64(kernel), 1])),
+            ONNXAttribute("pads", .integers([Int64(before), 0, Int64(after), 0])),
+            ONNXAttribute("strides", .integers([Int64(stride), 1])),
+        ])
+    }
 }

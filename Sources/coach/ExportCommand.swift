@@ -6,7 +6,7 @@ import Foundation
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export a trained model to Core ML (every kind) or ONNX (image models).",
+        abstract: "Export a trained model to Core ML or ONNX.",
         discussion: """
         Image classifiers export to Core ML (.mlmodel, specification 4: iOS 13 / macOS \
         10.15 and later), a drop-in for a Create ML image classifier: input 'image', an \
@@ -31,8 +31,8 @@ struct ExportCommand: ParsableCommand {
         'rawStride16'/'rawStride32' [1, rows, columns, anchors·(5 + classes)] and the \
         decoded 'confidence' [boxes, classes] and 'coordinates' [boxes, 4] (normalised \
         centre x, y, width, height), no NMS; anchors in the metadata entry 'anchors'. \
-        Pose classifiers to ONNX are not implemented yet and are refused. The file is \
-        written atomically.
+        Pose classifiers export to ONNX with the same inputs as their Core ML files and \
+        one output, 'labelProbabilities' [classes]. The file is written atomically.
 
         Examples:
           coach export models/sports-gear.h5 --format coreml --output SportsGear.mlmodel

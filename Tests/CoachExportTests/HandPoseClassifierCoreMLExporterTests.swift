@@ -55,6 +55,8 @@ final class HandPoseClassifierCoreMLExporterTests: XCTestCase {
             if result["label"]?.string == model.labels[best] { agreed += 1 }
         }
         XCTAssertEqual(report.results.count, poses.count, file: file, line: line)
+        try PoseONNXCheck.compare(modelURL: directory.appendingPathComponent("\(name).h5"), runs: runs, expected: expected, labels: model.labels,
+                                  relaxed: false, name: name, in: directory, file: file, line: line)
         XCTAssertLessThanOrEqual(largest, 1e-4, "\(name): max |interpreter − Coach| probability", file: file, line: line)
         XCTAssertEqual(agreed, poses.count, "\(name): the predicted labels", file: file, line: line)
         print("HandPoseClassifierCoreMLExporterTests \(name): \(poses.count) poses, max |interpreter − Coach| probability \(largest)")

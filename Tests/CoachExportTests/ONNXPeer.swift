@@ -35,13 +35,17 @@ enum ONNXPeer {
 
     /// Checks `model` with `onnx.checker.check_model(full_check=True)` and runs it in
     /// onnxruntime on each raw little-endian float32 file of `inputs` (fed to the graph's
-    /// only input, in its shape).
+    /// only input, in its shape; see `run(model:feeds:python:in:)` for several inputs).
     static func run(model: URL, inputs: [URL], python: String, in folder: URL) throws -> Report {
+        try run(model: model, arguments: inputs.map(\.path), python: python, in: folder)
+    }
+
+    private static func run(model: URL, arguments inputs: [String], python: String, in folder: URL) throws -> Report {
         let script = folder.appendingPathComponent("onnx_peer.py")
         try Data(source.utf8).write(to: script)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, model.path] + inputs.map(\.path)
+        process.arguments = [script.path, model.path] + inputs
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -54,6 +58,12 @@ enum ONNXPeer {
             throw XCTSkip("the onnx peer failed")
         }
         return try JSONDecoder().decode(Report.self, from: data)
+    }
+
+    /// As `run(model:inputs:python:in:)`, each run feeding several inputs by name.
+    static func run(model: URL, feeds: [[String: URL]], python: String, in folder: URL) throws -> Report {
+        let arguments = feeds.map { feed in feed.keys.sorted().map { "\($0)=\(feed[$0]!.path)" }.joined(separator: ",") }
+        return try run(model: model, arguments: arguments, python: python, in: folder)
     }
 
     /// The peer script: parse, full check, describe, run.
@@ -79,11 +89,14 @@ enum ONNXPeer {
     options = ort.SessionOptions()
     options.intra_op_num_threads = 2
     session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    feeds = {i.name: i for i in session.get_inputs()}
     feed = session.get_inputs()[0]
     results, all_results = [], []
     for name in inputs:
-        x = np.fromfile(name, dtype="<f4").reshape(feed.shape)
-        ys = session.run(None, {feed.name: x})
+        # A path feeds the only input; "a=path,b=path" feeds inputs by name.
+        pairs = [p.split("=", 1) for p in name.split(",")] if "=" in name else [(feed.name, name)]
+        values = {n: np.fromfile(p, dtype="<f4").reshape(feeds[n].shape) for n, p in pairs}
+        ys = session.run(None, values)
         all_results.append([[float(v) for v in y.reshape(-1)] for y in ys])
         results.append(all_results[-1][0])
 

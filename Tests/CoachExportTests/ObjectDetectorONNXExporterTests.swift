@@ -116,7 +116,9 @@ final class ObjectDetectorONNXExporterTests: XCTestCase {
     func testDetectorsExportButOtherKindsAreRefused() throws {
         XCTAssertTrue(ModelExporter.supports(task: .objectDetector, format: .onnx))
         XCTAssertTrue(ModelExporter.supports(task: .objectDetector, format: .coreml))
-        XCTAssertFalse(ModelExporter.supports(task: .actionClassifier, format: .onnx))
+        XCTAssertTrue(ModelExporter.supports(task: .actionClassifier, format: .onnx))
+        XCTAssertTrue(ModelExporter.supports(task: .handPoseClassifier, format: .onnx))
+        XCTAssertFalse(ModelExporter.supports(task: "pose-regressor", format: .onnx))
         XCTAssertTrue(ModelExporter.supports(task: .actionClassifier, format: .coreml))
         XCTAssertTrue(ModelExporter.supports(task: .handPoseClassifier, format: .coreml))
     }

@@ -110,8 +110,7 @@ final class ExportCommandTests: XCTestCase {
         var result = try run([text.path, "--format", "onnx"])
         XCTAssertTrue(result.standardError.contains("error: ") && result.standardError.contains(text.path), result.standardError)
 
-        // Pose classifiers to ONNX: not implemented yet, said plainly; a pose classifier file without
-        // its weights: an error naming it.
+        // A pose classifier file without its weights: an error naming it; an unknown kind: said plainly.
         let classifier = directory.appendingPathComponent("gear.h5")
         let head = ImageClassifierHead(layers: [ImageClassifierHead.Layer(weight: Tensor.zeros([1280, 2]), bias: Tensor.zeros([2]))])
         try ImageClassifierModel(labels: ["a", "b"], head: head,
@@ -122,7 +121,11 @@ final class ExportCommandTests: XCTestCase {
         result = try run([actions.path, "--format", "coreml"])
         XCTAssertTrue(result.standardError.contains("error: ") && result.standardError.contains(actions.path), result.standardError)
         result = try run([actions.path, "--format", "onnx"])
-        XCTAssertTrue(result.standardError.contains("'action-classifier' models to ONNX is not implemented yet"), result.standardError)
+        XCTAssertTrue(result.standardError.contains("error: ") && result.standardError.contains(actions.path), result.standardError)
+        let unknown = directory.appendingPathComponent("regressor.h5")
+        try ModelFile(metadata: ModelMetadata(task: "pose-regressor")).write(to: unknown)
+        result = try run([unknown.path, "--format", "onnx"])
+        XCTAssertTrue(result.standardError.contains("'pose-regressor' models to ONNX is not implemented"), result.standardError)
 
         // The backbone is missing: the backbone error every command gives.
         for format in ["onnx", "coreml"] {

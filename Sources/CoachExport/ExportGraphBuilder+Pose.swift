@@ -2,42 +2,21 @@ import CoachModels
 import CoachNN
 import Foundation
 
-/// The pose classifiers' pieces in an N-D Core ML network: the window encoding (`ActionInputEncoding`)
-/// and the action network (`ActionClassifierNetwork`), with activations laid out [1, C, T, J]
+/// The pose classifiers' pieces, for any format: the window encoding (`ActionInputEncoding`) and
+/// the action network (`ActionClassifierNetwork`), with activations laid out [1, C, T, J]
 /// (channels, frames, joints) so temporal convolutions are `kernel × 1` convolutions and the
 /// graph convolutions' joint mixing is a matrix product along the last axis.
-extension CoreMLNetworkBuilder {
-    // MARK: - Small N-D operations
-
-    /// `sliceStatic`.
-    mutating func slice(_ name: String, _ input: String, _ ranges: [Range<Int>?]) -> String {
-        layer(name, inputs: [input], .sliceStatic(ranges))
-    }
-
-    /// `alpha · x + beta` (`activation` linear).
-    mutating func affine(_ name: String, _ input: String, alpha: Float, beta: Float) -> String {
-        layer(name, inputs: [input], .activation(.linear(alpha: alpha, beta: beta)))
-    }
-
-    /// `subtractBroadcastable`.
-    mutating func subtract(_ name: String, _ first: String, _ second: String) -> String {
-        layer(name, inputs: [first, second], .subtractBroadcastable)
-    }
-
-    /// `divideBroadcastable`.
-    mutating func divide(_ name: String, _ first: String, _ second: String) -> String {
-        layer(name, inputs: [first, second], .divideBroadcastable)
-    }
+extension ExportGraphBuilder {
+    // MARK: - Helpers
 
     /// `reduceSum` keeping the reduced axes.
     mutating func sum(_ name: String, _ input: String, axes: [Int]) -> String {
-        layer(name, inputs: [input], .reduceSum(axes: axes, keepDimensions: true))
+        reduceSum(name, input: input, axes: axes, keepDimensions: true)
     }
 
     /// `max(x, 1)`, for counts used as divisors.
     mutating func atLeastOne(_ name: String, _ input: String, rank: Int) -> String {
-        layer(name, inputs: [input, constant("\(name).one", dimensions: [Int](repeating: 1, count: rank), values: [1])],
-              .maxBroadcastable)
+        maximum(name, input, constant("\(name).one", dimensions: [Int](repeating: 1, count: rank), values: [1]))
     }
 
     /// Coach's inference-mode batch norm (`x · a + b`, a = γ / √(σ² + ε), b = β − μ · a) over
@@ -47,32 +26,31 @@ extension CoreMLNetworkBuilder {
         let shifted = scaleAndShift(name, input: input, scale: a, shift: b)
         switch norm.activation {
         case .none: return shifted
-        case .relu: return layer("\(name).relu", inputs: [shifted], .activation(.relu))
+        case .relu: return relu("\(name).relu", input: shifted)
         case .swish: return multiply("\(name).swish", shifted, sigmoid("\(name).sigmoid", input: shifted))
         }
     }
 
-    /// A convolution over frames of [1, C_in, T, J]: `weight` [k, C_in, C_out] (or a `Linear`'s
-    /// [C_in, C_out] when k = 1), TensorFlow SAME padding, temporal `stride`, optional bias.
-    mutating func temporalConvolution(_ name: String, _ input: String, weight: Tensor, bias: [Float]? = nil, stride: Int) -> String {
+    /// A convolution over frames of [1, C_in, T, J] (`frames` = T): `weight` [k, C_in, C_out] (or a
+    /// `Linear`'s [C_in, C_out] when k = 1), TensorFlow SAME padding, temporal `stride`, optional bias.
+    mutating func temporalConvolution(_ name: String, _ input: String, frames: Int, weight: Tensor, bias: [Float]? = nil,
+                                      stride: Int) -> String {
         let shape = weight.shape
         let (k, inputs, outputs) = shape.count == 3 ? (shape[0], shape[1], shape[2]) : (1, shape[0], shape[1])
         let w = weight.scalars
         var oihw = [Float](repeating: 0, count: outputs * inputs * k)
         for o in 0..<outputs { for i in 0..<inputs { for t in 0..<k { oihw[(o * inputs + i) * k + t] = w[(t * inputs + i) * outputs + o] } } }
-        return layer(name, inputs: [input], .convolution(outputChannels: outputs, kernelChannels: inputs, groups: 1,
-                                                         kernel: (k, 1), stride: (stride, 1), padding: .same,
-                                                         weights: oihw, bias: bias))
+        return frameConvolution(name, input: input, frames: frames, outputChannels: outputs, inputChannels: inputs, groups: 1,
+                                kernel: k, stride: stride, dilation: 1, padding: nil, weights: oihw, bias: bias)
     }
 
     /// A depthwise convolution over frames of [1, C, T, J]: `weight` [k, C].
-    mutating func depthwiseTemporalConvolution(_ name: String, _ input: String, weight: Tensor, stride: Int) -> String {
+    mutating func depthwiseTemporalConvolution(_ name: String, _ input: String, frames: Int, weight: Tensor, stride: Int) -> String {
         let k = weight.shape[0], channels = weight.shape[1], w = weight.scalars
         var oihw = [Float](repeating: 0, count: channels * k)
         for c in 0..<channels { for t in 0..<k { oihw[c * k + t] = w[t * channels + c] } }
-        return layer(name, inputs: [input], .convolution(outputChannels: channels, kernelChannels: 1, groups: channels,
-                                                         kernel: (k, 1), stride: (stride, 1), padding: .same,
-                                                         weights: oihw, bias: nil))
+        return frameConvolution(name, input: input, frames: frames, outputChannels: channels, inputChannels: channels,
+                                groups: channels, kernel: k, stride: stride, dilation: 1, padding: nil, weights: oihw, bias: nil)
     }
 
     // MARK: - The window encoding
@@ -90,7 +68,7 @@ extension CoreMLNetworkBuilder {
         // Coach works with y pointing down (top-left origin): y ← 1 − y.
         positions[1] = affine("encode.y.topLeft", positions[1], alpha: -1, beta: 1)
         let confidence = raw.last!
-        let mask = layer("encode.detected", inputs: [confidence], .greaterThan(alpha: 0))   // [1, T, J]
+        let mask = greater("encode.detected", confidence, than: 0)   // [1, T, J]
         let count = atLeastOne("encode.count", sum("encode.count.sum", mask, axes: [0, 1, 2]), rank: 3)
         let names = ["x", "y", "z"]
         // The centroid of the detected keypoints (PoseWindow.centroid).
@@ -108,8 +86,7 @@ extension CoreMLNetworkBuilder {
         case .centreAndExtent:
             // The RMS distance of every detected keypoint from the centroid (PoseWindow.extent).
             let squares = sumOfSquares("encode.extent", centred)
-            scale = layer("encode.extent.value", inputs: [divide("encode.extent.mean", sum("encode.extent.sum", squares, axes: [0, 1, 2]), count)],
-                          .squareRoot)
+            scale = squareRoot("encode.extent.value", input: divide("encode.extent.mean", sum("encode.extent.sum", squares, axes: [0, 1, 2]), count))
         case .centreAndSpread:
             // Per frame with two or more joints, the RMS distance from that frame's mean; averaged (PoseWindow.spread).
             let frameCount = sum("encode.spread.joints", mask, axes: [2])   // [1, T, 1]
@@ -119,9 +96,9 @@ extension CoreMLNetworkBuilder {
                                   safeFrameCount)
                 return multiply("encode.spread.deviation.\(names[i])", subtract("encode.spread.offset.\(names[i])", positions[i], mean), mask)
             }
-            let perFrame = layer("encode.spread.rms", inputs: [divide("encode.spread.meanSquare", sum("encode.spread.squares.sum", sumOfSquares("encode.spread", deviations), axes: [2]),
-                                                                      safeFrameCount)], .squareRoot)
-            let valid = layer("encode.spread.valid", inputs: [frameCount], .greaterThan(alpha: 1.5))
+            let perFrame = squareRoot("encode.spread.rms", input: divide("encode.spread.meanSquare", sum("encode.spread.squares.sum", sumOfSquares("encode.spread", deviations), axes: [2]),
+                                                                      safeFrameCount))
+            let valid = greater("encode.spread.valid", frameCount, than: 1.5)
             let total = sum("encode.spread.total", multiply("encode.spread.counted", perFrame, valid), axes: [0, 1, 2])
             let frames = atLeastOne("encode.spread.frames", sum("encode.spread.frames.sum", valid, axes: [0, 1, 2]), rank: 3)
             scale = divide("encode.spread.value", total, frames)
@@ -129,7 +106,7 @@ extension CoreMLNetworkBuilder {
         var normalised = centred
         if let value = scale {
             // A scale that is not > 1e-12 becomes 1 (ActionInputEncoding.normalizer).
-            let usable = layer("encode.scale.usable", inputs: [value], .greaterThan(alpha: 1e-12))
+            let usable = greater("encode.scale.usable", value, than: 1e-12)
             let fallback = affine("encode.scale.fallback", usable, alpha: -1, beta: 1)
             let divisor = add("encode.scale", multiply("encode.scale.kept", value, usable), fallback)
             normalised = centred.indices.map { divide("encode.normalised.\(names[$0])", centred[$0], divisor) }
@@ -161,8 +138,8 @@ extension CoreMLNetworkBuilder {
 
     /// 1 for a left hand and for a right hand, from a `VNChirality` value (−1 left, 1 right, 0 unknown).
     mutating func handFlags(_ chirality: String) -> (left: String, right: String) {
-        (layer("chirality.left", inputs: [affine("chirality.negated", chirality, alpha: -1, beta: 0)], .greaterThan(alpha: 0.5)),
-         layer("chirality.right", inputs: [chirality], .greaterThan(alpha: 0.5)))
+        (greater("chirality.left", affine("chirality.negated", chirality, alpha: -1, beta: 0), than: 0.5),
+         greater("chirality.right", chirality, than: 0.5))
     }
 
     /// `x`, negated for a left hand (`left` = 1): x · (1 − 2 · left).
@@ -193,28 +170,31 @@ extension CoreMLNetworkBuilder {
             h = reshape("network.features", input: transpose("network.jointsFirst", input: h, permutation: [0, 3, 1, 2], output: nil),
                         shape: [1, j * k, t, 1])
         }
+        var frames = t
         for (index, block) in network.blocks.enumerated() {
             let name = "network.blocks.\(index)"
             if let graph = block as? GraphConvolutionBlock {
-                h = graphBlock(name, h, graph)
+                h = graphBlock(name, h, graph, frames: frames)
+                frames = (frames + graph.stride - 1) / graph.stride
             } else if let temporal = block as? TemporalConvolutionBlock {
-                var y = batchNorm("\(name).firstNorm", temporalConvolution("\(name).first", h, weight: temporal.first.weight.value,
+                var y = batchNorm("\(name).firstNorm", temporalConvolution("\(name).first", h, frames: frames, weight: temporal.first.weight.value,
                                                                            stride: temporal.first.stride), temporal.firstNorm)
-                y = batchNorm("\(name).secondNorm", temporalConvolution("\(name).second", y, weight: temporal.second.weight.value,
+                let strided = (frames + temporal.first.stride - 1) / temporal.first.stride
+                y = batchNorm("\(name).secondNorm", temporalConvolution("\(name).second", y, frames: strided, weight: temporal.second.weight.value,
                                                                         stride: temporal.second.stride), temporal.secondNorm)
-                h = residualSum(name, y, h, temporal.residual, temporal.residualNorm)
+                h = residualSum(name, y, h, temporal.residual, temporal.residualNorm, frames: frames)
+                frames = strided
             }
         }
-        let pooled = layer("network.pool", inputs: [h], .reduceMean(axes: [2, 3], keepDimensions: false))   // [1, C]
+        let pooled = reduceMean("network.pool", input: h, axes: [2, 3], keepDimensions: false)   // [1, C]
         let weight = network.classifier.weight.value
-        let logits = layer("network.classifier", inputs: [pooled], .batchedMatMul(inputs: weight.shape[0], outputs: weight.shape[1],
-                                                                                 weights: weight.scalars,
-                                                                                 bias: network.classifier.bias?.value.scalars))
+        let logits = matMul("network.classifier", input: pooled, inputs: weight.shape[0], outputs: weight.shape[1],
+                            weights: weight.scalars, bias: network.classifier.bias?.value.scalars)
         return reshape("network.logits", input: logits, shape: [weight.shape[1]])
     }
 
-    /// One ST-GCN block on [1, C, T, J].
-    private mutating func graphBlock(_ name: String, _ x: String, _ block: GraphConvolutionBlock) -> String {
+    /// One ST-GCN block on [1, C, T, J] (`frames` = T).
+    private mutating func graphBlock(_ name: String, _ x: String, _ block: GraphConvolutionBlock, frames: Int) -> String {
         let adjacency = block.adjacency.value, p = adjacency.shape[0], j = adjacency.shape[1]
         let values = adjacency.scalars
         // Partition p mixes joints: out[…, i] = Σ_j A[p, i, j] · x[…, j] — a product with Aᵖᵀ on the last axis.
@@ -222,29 +202,31 @@ extension CoreMLNetworkBuilder {
         for partition in 0..<p {
             var transposed = [Float](repeating: 0, count: j * j)
             for i in 0..<j { for source in 0..<j { transposed[source * j + i] = values[(partition * j + i) * j + source] } }
-            mixed.append(layer("\(name).mix.\(partition)", inputs: [x], .batchedMatMul(inputs: j, outputs: j, weights: transposed, bias: nil)))
+            mixed.append(matMul("\(name).mix.\(partition)", input: x, inputs: j, outputs: j, weights: transposed, bias: nil))
         }
         let partitions = concatenate("\(name).partitions", inputs: mixed, axis: 1, output: nil)   // channel p · C + c
-        var h = batchNorm("\(name).spatialNorm", temporalConvolution("\(name).spatial", partitions, weight: block.spatial.weight.value,
+        var h = batchNorm("\(name).spatialNorm", temporalConvolution("\(name).spatial", partitions, frames: frames, weight: block.spatial.weight.value,
                                                                      bias: block.spatial.bias?.value.scalars, stride: 1), block.spatialNorm)
         if let temporal = block.temporal {
-            h = temporalConvolution("\(name).temporal", h, weight: temporal.weight.value, stride: temporal.stride)
+            h = temporalConvolution("\(name).temporal", h, frames: frames, weight: temporal.weight.value, stride: temporal.stride)
         } else if let depthwise = block.temporalDepthwise, let pointwise = block.temporalPointwise {
-            h = depthwiseTemporalConvolution("\(name).temporalDepthwise", h, weight: depthwise.weight.value, stride: depthwise.stride)
-            h = temporalConvolution("\(name).temporalPointwise", h, weight: pointwise.weight.value, stride: 1)
+            h = depthwiseTemporalConvolution("\(name).temporalDepthwise", h, frames: frames, weight: depthwise.weight.value,
+                                             stride: depthwise.stride)
+            h = temporalConvolution("\(name).temporalPointwise", h, frames: (frames + depthwise.stride - 1) / depthwise.stride,
+                                    weight: pointwise.weight.value, stride: 1)
         }
         h = batchNorm("\(name).temporalNorm", h, block.temporalNorm)
-        return residualSum(name, h, x, block.residual, block.residualNorm)
+        return residualSum(name, h, x, block.residual, block.residualNorm, frames: frames)
     }
 
     /// `relu(h + shortcut)`, the shortcut being `x` or its 1 × 1 convolution and batch norm.
     private mutating func residualSum(_ name: String, _ h: String, _ x: String, _ residual: TemporalConvolution?,
-                                      _ residualNorm: BatchNorm?) -> String {
+                                      _ residualNorm: BatchNorm?, frames: Int) -> String {
         var shortcut = x
         if let residual, let residualNorm {
-            shortcut = batchNorm("\(name).residualNorm", temporalConvolution("\(name).residual", x, weight: residual.weight.value,
+            shortcut = batchNorm("\(name).residualNorm", temporalConvolution("\(name).residual", x, frames: frames, weight: residual.weight.value,
                                                                              stride: residual.stride), residualNorm)
         }
-        return layer("\(name).relu", inputs: [add("\(name).sum", h, shortcut)], .activation(.relu))
+        return relu("\(name).relu", input: add("\(name).sum", h, shortcut))
     }
 }

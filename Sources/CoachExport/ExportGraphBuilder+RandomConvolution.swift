@@ -2,11 +2,11 @@ import CoachModels
 import CoachTensor
 import Foundation
 
-/// The action classifier's second member (`RandomConvolutionHead`) in an N-D Core ML network:
+/// The action classifier's second member (`RandomConvolutionHead`), for any format:
 /// gap filling as a per-joint interpolation matrix, MiniRocket's kernels as one dilated
 /// convolution per dilation, PPV and MPV for every bias by broadcasting, then the logistic
 /// regression.
-extension CoreMLNetworkBuilder {
+extension ExportGraphBuilder {
     /// Adds `head` on the encoded window [1, K, T, J]; returns its logits [classes].
     mutating func randomConvolutionHead(_ head: RandomConvolutionHead, encoding: ActionInputEncoding, encoded: String) -> String {
         let t = encoding.windowLength, j = encoding.jointCount
@@ -20,11 +20,11 @@ extension CoreMLNetworkBuilder {
         var positions = (0..<positionCount).map { channel($0) }
         var velocities = encoding.includesVelocity ? (0..<positionCount).map { channel(positionCount + 1 + $0) } : []
         if head.fillsGaps {
-            let detected = layer("head.detected", inputs: [channel(positionCount)], .greaterThan(alpha: 0))   // [J, T]
+            let detected = greater("head.detected", channel(positionCount), than: 0)   // [J, T]
             let weights = gapFillingWeights(detected: detected, frames: t, joints: j)
             positions = positions.enumerated().map { index, value in
                 let column = reshape("head.fill.\(index).column", input: value, shape: [j, t, 1])
-                return reshape("head.fill.\(index)", input: layer("head.fill.\(index).product", inputs: [weights, column], .matrixProduct),
+                return reshape("head.fill.\(index)", input: matrixProduct("head.fill.\(index).product", weights, column),
                                shape: [j, t])
             }
             if encoding.includesVelocity {
@@ -59,17 +59,15 @@ extension CoreMLNetworkBuilder {
         let seen = reshape("head.gaps.seen", input: detected, shape: [j, 1, t])
         // The last detected frame at or before t (+1; 0 when none) and the first at or after t (scored T + 1 − s; 0 when none).
         let before = multiply("head.gaps.before", seen, constant("head.gaps.atOrBefore", dimensions: [1, t, t], values: atOrBefore))
-        let previousPlusOne = layer("head.gaps.previous.score", inputs: [multiply("head.gaps.before.index", before,
-            constant("head.gaps.sourcePlusOne", dimensions: [1, 1, t], values: sources.map { $0 + 1 }))],
-            .reduceMax(axes: [2], keepDimensions: true))   // [J, T, 1]
+        let previousPlusOne = reduceMax("head.gaps.previous.score", input: multiply("head.gaps.before.index", before,
+            constant("head.gaps.sourcePlusOne", dimensions: [1, 1, t], values: sources.map { $0 + 1 })), axes: [2], keepDimensions: true)   // [J, T, 1]
         let after = multiply("head.gaps.after", seen, constant("head.gaps.atOrAfter", dimensions: [1, t, t], values: atOrAfter))
-        let nextScore = layer("head.gaps.next.score", inputs: [multiply("head.gaps.after.index", after,
-            constant("head.gaps.sourceFromEnd", dimensions: [1, 1, t], values: sources.map { Float(t + 1) - $0 }))],
-            .reduceMax(axes: [2], keepDimensions: true))
+        let nextScore = reduceMax("head.gaps.next.score", input: multiply("head.gaps.after.index", after,
+            constant("head.gaps.sourceFromEnd", dimensions: [1, 1, t], values: sources.map { Float(t + 1) - $0 })), axes: [2], keepDimensions: true)
         let previous = affine("head.gaps.previous", previousPlusOne, alpha: 1, beta: -1)
         let next = affine("head.gaps.next", nextScore, alpha: -1, beta: Float(t + 1))
-        let hasPrevious = layer("head.gaps.hasPrevious", inputs: [previousPlusOne], .greaterThan(alpha: 0.5))
-        let hasNext = layer("head.gaps.hasNext", inputs: [nextScore], .greaterThan(alpha: 0.5))
+        let hasPrevious = greater("head.gaps.hasPrevious", previousPlusOne, than: 0.5)
+        let hasNext = greater("head.gaps.hasNext", nextScore, than: 0.5)
         // Without a frame before, hold the one after, and the other way round.
         func choose(_ name: String, _ flag: String, _ chosen: String, _ otherwise: String) -> String {
             add(name, multiply("\(name).chosen", chosen, flag),
@@ -81,11 +79,11 @@ extension CoreMLNetworkBuilder {
         let fraction = multiply("head.gaps.fraction.open",
                                 divide("head.gaps.fraction.raw", subtract("head.gaps.offset", target, lower),
                                        atLeastOne("head.gaps.gap.safe", gap, rank: 3)),
-                                layer("head.gaps.isOpen", inputs: [gap], .greaterThan(alpha: 0.5)))
+                                greater("head.gaps.isOpen", gap, than: 0.5))
         // [s == frame] as |s − frame| < ½.
         func picks(_ name: String, _ frame: String) -> String {
-            let distance = layer("\(name).distance", inputs: [subtract("\(name).offset", source, frame)], .absolute)
-            return layer(name, inputs: [affine("\(name).closeness", distance, alpha: -1, beta: 0.5)], .greaterThan(alpha: 0))
+            let distance = absolute("\(name).distance", input: subtract("\(name).offset", source, frame))
+            return greater(name, affine("\(name).closeness", distance, alpha: -1, beta: 0.5), than: 0)
         }
         let fromLower = multiply("head.gaps.weight.lower", picks("head.gaps.pickLower", lower),
                                  affine("head.gaps.fraction.rest", fraction, alpha: -1, beta: 1))
@@ -122,9 +120,9 @@ extension CoreMLNetworkBuilder {
                     }
                 }
                 let reach = (taps / 2) * dilation
-                let outputs = layer("\(name).convolution", inputs: [series], .convolution(
-                    outputChannels: c, kernelChannels: seriesCount, groups: 1, kernel: (taps, 1), stride: (1, 1),
-                    padding: .valid(top: reach, bottom: reach, left: 0, right: 0), weights: filter, bias: nil, dilationHeight: dilation))
+                let outputs = frameConvolution("\(name).convolution", input: series, frames: t, outputChannels: c, inputChannels: seriesCount,
+                                               groups: 1, kernel: taps, stride: 1, dilation: dilation, padding: reach,
+                                               weights: filter, bias: nil)
                 let rows = reshape("\(name).rows", input: outputs, shape: [c, 1, t])
                 // The frames each combination pools over (all, or where the dilated kernel fits) and their count.
                 var frames = [Float](repeating: 0, count: c * t), inverseCounts = [Float](repeating: 0, count: c)
@@ -138,12 +136,11 @@ extension CoreMLNetworkBuilder {
                 }
                 let excess = subtract("\(name).excess", rows, constant("\(name).biases", dimensions: [c, biasCount, 1], values: biases))
                 let pooled = constant("\(name).frames", dimensions: [c, 1, t], values: frames)
-                let positive = multiply("\(name).positive", layer("\(name).above", inputs: [excess], .greaterThan(alpha: 0)), pooled)
-                let positives = layer("\(name).positives", inputs: [positive], .reduceSum(axes: [2], keepDimensions: false))   // [c, B]
+                let positive = multiply("\(name).positive", greater("\(name).above", excess, than: 0), pooled)
+                let positives = reduceSum("\(name).positives", input: positive, axes: [2], keepDimensions: false)   // [c, B]
                 let proportion = multiply("\(name).ppv", positives, constant("\(name).inverseCounts", dimensions: [c, 1], values: inverseCounts))
-                let excessSum = layer("\(name).excess.sum", inputs: [multiply("\(name).excess.pooled",
-                                                                             layer("\(name).excess.positive", inputs: [excess], .activation(.relu)), pooled)],
-                                      .reduceSum(axes: [2], keepDimensions: false))
+                let excessSum = reduceSum("\(name).excess.sum", input: multiply("\(name).excess.pooled",
+                                                                             relu("\(name).excess.positive", input: excess), pooled), axes: [2], keepDimensions: false)
                 let meanPositive = divide("\(name).mpv", excessSum, atLeastOne("\(name).positives.safe", positives, rank: 2))
                 // Features in this group's order (combination, bias, PPV then MPV) and their rows of the regression's weight.
                 let features = reshape("\(name).features", input: concatenate("\(name).pair", inputs: [
@@ -159,8 +156,7 @@ extension CoreMLNetworkBuilder {
                         }
                     }
                 }
-                partials.append(layer("\(name).logits", inputs: [features], .batchedMatMul(inputs: c * biasCount * 2, outputs: classes,
-                                                                                          weights: rowsOfWeight, bias: nil)))
+                partials.append(matMul("\(name).logits", input: features, inputs: c * biasCount * 2, outputs: classes, weights: rowsOfWeight, bias: nil))
             }
         }
         var logits = add("head.logits.bias", partials[0], constant("head.bias", dimensions: [1, classes], values: head.bias.scalars))

@@ -2,8 +2,8 @@ import CoachModels
 import CoachNN
 import Foundation
 
-/// The hand-pose classifier's pieces in an N-D Core ML network.
-extension CoreMLNetworkBuilder {
+/// The hand-pose classifier's pieces, for any format.
+extension ExportGraphBuilder {
     /// Adds `HandPoseInputEncoding` on input `poses` [1, channels, J] (y pointing up, Vision's
     /// origin) and, when the encoding uses chirality, input `chirality` [1]; returns the encoded
     /// pose [1, K, 1, J].
@@ -14,7 +14,7 @@ extension CoreMLNetworkBuilder {
         var positions = Array(raw.dropLast())   // each [1, 1, J]
         positions[1] = affine("encode.y.topLeft", positions[1], alpha: -1, beta: 1)
         let confidence = raw.last!
-        let mask = layer("encode.detected", inputs: [confidence], .greaterThan(alpha: 0))
+        let mask = greater("encode.detected", confidence, than: 0)
         let count = atLeastOne("encode.count", sum("encode.count.sum", mask, axes: [2]), rank: 3)
         let names = ["x", "y", "z"]
         func maskedMean(_ name: String, _ value: String, _ weights: String, _ divisor: String) -> String {
@@ -29,7 +29,7 @@ extension CoreMLNetworkBuilder {
         }
         var squareSum = squares[0]
         for i in 1..<squares.count { squareSum = add("encode.spread.squares.\(i)", squareSum, squares[i]) }
-        let spread = layer("encode.spread", inputs: [maskedMean("encode.spread.mean", squareSum, mask, count)], .squareRoot)
+        let spread = squareRoot("encode.spread", input: maskedMean("encode.spread.mean", squareSum, mask, count))
         // The anchor: the wrist when detected, else the mean.
         var anchors = means
         var anchored: String?
@@ -55,16 +55,16 @@ extension CoreMLNetworkBuilder {
             for joint in encoding.palmJoints where joint < j { selector[joint] = 1 }
             let knuckles = multiply("encode.knuckles", mask, constant("encode.knuckles.selector", dimensions: [1, 1, j], values: selector))
             let knuckleCount = sum("encode.knuckles.count", knuckles, axes: [2])
-            let palmValid = multiply("encode.palm.valid", anchored, layer("encode.knuckles.any", inputs: [knuckleCount], .greaterThan(alpha: 0.5)))
+            let palmValid = multiply("encode.palm.valid", anchored, greater("encode.knuckles.any", knuckleCount, than: 0.5))
             let safeKnuckleCount = atLeastOne("encode.knuckles.count.safe", knuckleCount, rank: 3)
             if encoding.scale == .palm {
                 var lengthSquared = multiply("encode.palm.square.0", offsets[0], offsets[0])
                 for i in 1..<offsets.count {
                     lengthSquared = add("encode.palm.squares.\(i)", lengthSquared, multiply("encode.palm.square.\(i)", offsets[i], offsets[i]))
                 }
-                let palmSize = multiply("encode.palm.size", maskedMean("encode.palm.size.raw", layer("encode.palm.length", inputs: [lengthSquared], .squareRoot),
+                let palmSize = multiply("encode.palm.size", maskedMean("encode.palm.size.raw", squareRoot("encode.palm.length", input: lengthSquared),
                                                                        knuckles, safeKnuckleCount), palmValid)
-                let usePalm = layer("encode.palm.use", inputs: [palmSize], .greaterThan(alpha: 0))
+                let usePalm = greater("encode.palm.use", palmSize, than: 0)
                 size = add("encode.size.chosen", multiply("encode.size.palm", palmSize, usePalm),
                            multiply("encode.size.spread", spread, affine("encode.size.notPalm", usePalm, alpha: -1, beta: 1)))
             }
@@ -72,9 +72,9 @@ extension CoreMLNetworkBuilder {
                 // Turn the palm direction (a, b) onto straight up: c = −b / |(a, b)|, s = −a / |(a, b)|.
                 let a = maskedMean("encode.palm.a", offsets[0], knuckles, safeKnuckleCount)
                 let b = maskedMean("encode.palm.b", offsets[1], knuckles, safeKnuckleCount)
-                let length = layer("encode.palm.direction.length", inputs: [add("encode.palm.direction.square",
-                    multiply("encode.palm.a.square", a, a), multiply("encode.palm.b.square", b, b))], .squareRoot)
-                let turns = multiply("encode.rotation.turns", palmValid, layer("encode.rotation.long", inputs: [length], .greaterThan(alpha: 1e-12)))
+                let length = squareRoot("encode.palm.direction.length", input: add("encode.palm.direction.square",
+                    multiply("encode.palm.a.square", a, a), multiply("encode.palm.b.square", b, b)))
+                let turns = multiply("encode.rotation.turns", palmValid, greater("encode.rotation.long", length, than: 1e-12))
                 let still = affine("encode.rotation.still", turns, alpha: -1, beta: 1)
                 let safeLength = add("encode.rotation.length.safe", length, still)
                 let cosine = add("encode.rotation.c", multiply("encode.rotation.c.turned", affine("encode.rotation.minusB", divide("encode.rotation.b", b, safeLength), alpha: -1, beta: 0), turns), still)
@@ -83,7 +83,7 @@ extension CoreMLNetworkBuilder {
             }
         }
         // A size that is not > 1e-12 becomes 1.
-        let usable = layer("encode.size.usable", inputs: [size], .greaterThan(alpha: 1e-12))
+        let usable = greater("encode.size.usable", size, than: 1e-12)
         let divisor = add("encode.size", multiply("encode.size.kept", size, usable), affine("encode.size.fallback", usable, alpha: -1, beta: 1))
         var turned = offsets
         if let rotation {
@@ -111,17 +111,15 @@ extension CoreMLNetworkBuilder {
                     constant("network.inputNorm.b", dimensions: [1, b.count], values: b))
         for (index, (linear, norm)) in zip(perceptron.hidden, perceptron.hiddenNorms).enumerated() {
             let weight = linear.weight.value
-            h = layer("network.hidden.\(index)", inputs: [h], .batchedMatMul(inputs: weight.shape[0], outputs: weight.shape[1], weights: weight.scalars,
-                                                                             bias: linear.bias?.value.scalars))
+            h = matMul("network.hidden.\(index)", input: h, inputs: weight.shape[0], outputs: weight.shape[1], weights: weight.scalars, bias: linear.bias?.value.scalars)
             let (scale, shift) = ExportedBatchNorm.scaleAndShift(norm)
             h = add("network.hiddenNorm.\(index)", multiply("network.hiddenNorm.\(index).scale", h,
                                                             constant("network.hiddenNorm.\(index).a", dimensions: [1, scale.count], values: scale)),
                     constant("network.hiddenNorm.\(index).b", dimensions: [1, shift.count], values: shift))
-            if norm.activation == .relu { h = layer("network.hiddenNorm.\(index).relu", inputs: [h], .activation(.relu)) }
+            if norm.activation == .relu { h = relu("network.hiddenNorm.\(index).relu", input: h) }
         }
         let weight = perceptron.classifier.weight.value
-        let logits = layer("network.classifier", inputs: [h], .batchedMatMul(inputs: weight.shape[0], outputs: weight.shape[1], weights: weight.scalars,
-                                                                             bias: perceptron.classifier.bias?.value.scalars))
+        let logits = matMul("network.classifier", input: h, inputs: weight.shape[0], outputs: weight.shape[1], weights: weight.scalars, bias: perceptron.classifier.bias?.value.scalars)
         return reshape("network.logits", input: logits, shape: [weight.shape[1]])
     }
 }
