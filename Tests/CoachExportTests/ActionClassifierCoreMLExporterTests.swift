@@ -56,6 +56,7 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
             runs.append(run)
         }
         let report = try CoreMLPeer.run(model: exported, runs: runs, python: python)
+        try CoreMLPeer.checkCoreMLToolsLoads(exported, report: report, python: python)
         XCTAssertEqual(report.specificationVersion, 4, file: file, line: line)
         XCTAssertEqual(report.type, "neuralNetworkClassifier", file: file, line: line)
         XCTAssertEqual(report.description.inputs.map(\.name), model.encoding.chirality == .ignore ? ["poses"] : ["poses", "chirality"],

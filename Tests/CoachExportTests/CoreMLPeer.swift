@@ -118,6 +118,56 @@ enum CoreMLPeer {
         return exported
     }
 
+    /// What `coremltools.models.MLModel` (the PyPI package's own loader; it cannot compile or run a
+    /// model on Linux) reads from `model`: its type, specification version, inputs, outputs and
+    /// class labels.
+    struct Loaded: Decodable, Equatable {
+        var type: String
+        var specificationVersion: Int
+        var inputs: [String]
+        var outputs: [String]
+        var classLabels: [String]
+    }
+
+    /// Loads `model` with `coremltools.models.MLModel(path, skip_model_load=True)`.
+    static func loadWithCoreMLTools(_ model: URL, python: String) throws -> Loaded {
+        let script = """
+        import json, logging, sys
+        logging.disable(logging.WARNING)
+        import coremltools as ct
+        model = ct.models.MLModel(sys.argv[1], skip_model_load=True)
+        spec = model.get_spec()
+        kind = spec.WhichOneof("Type")
+        labels = []
+        if kind == "neuralNetworkClassifier":
+            labels = list(spec.neuralNetworkClassifier.stringClassLabels.vector)
+        elif kind == "pipeline":
+            for sub in spec.pipeline.models:
+                if sub.WhichOneof("Type") == "nonMaximumSuppression":
+                    labels = list(sub.nonMaximumSuppression.stringClassLabels.vector)
+        print(json.dumps({"type": kind, "specificationVersion": spec.specificationVersion,
+                          "inputs": [i.name for i in spec.description.input],
+                          "outputs": [o.name for o in spec.description.output], "classLabels": labels}))
+        """
+        let (status, output) = try run(URL(fileURLWithPath: python), ["-c", script, model.path])
+        guard status == 0 else {
+            XCTFail("coremltools could not load \(model.lastPathComponent): \(output)")
+            throw XCTSkip("coremltools failed")
+        }
+        let json = output.split(separator: "\n").last.map(String.init) ?? ""
+        return try JSONDecoder().decode(Loaded.self, from: Data(json.utf8))
+    }
+
+    /// Checks that coremltools loads `model` and reads the same interface as the interpreter's `report`.
+    static func checkCoreMLToolsLoads(_ model: URL, report: Report, python: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let loaded = try loadWithCoreMLTools(model, python: python)
+        XCTAssertEqual(loaded.type, report.type, file: file, line: line)
+        XCTAssertEqual(loaded.specificationVersion, report.specificationVersion, file: file, line: line)
+        XCTAssertEqual(loaded.inputs, report.description.inputs.map(\.name), file: file, line: line)
+        XCTAssertEqual(loaded.outputs, report.description.outputs.map(\.name), file: file, line: line)
+        XCTAssertEqual(loaded.classLabels, report.classLabels ?? [], file: file, line: line)
+    }
+
     /// The Python with `numpy` and `coremltools`, or a loud skip.
     static func python(file: String = #fileID, function: String = #function) throws -> String {
         try PeerPython.require(importing: "numpy, coremltools.proto.Model_pb2", packages: "numpy and coremltools",

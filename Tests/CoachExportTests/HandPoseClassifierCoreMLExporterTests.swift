@@ -40,6 +40,7 @@ final class HandPoseClassifierCoreMLExporterTests: XCTestCase {
             runs.append(run)
         }
         let report = try CoreMLPeer.run(model: exported, runs: runs, python: python)
+        try CoreMLPeer.checkCoreMLToolsLoads(exported, report: report, python: python)
         XCTAssertEqual(report.type, "neuralNetworkClassifier", file: file, line: line)
         XCTAssertEqual(report.description.inputs.map(\.name), usesChirality ? ["poses", "chirality"] : ["poses"], file: file, line: line)
         XCTAssertEqual(report.description.inputs.first?.shape, [1, 3, model.jointSet.count], file: file, line: line)

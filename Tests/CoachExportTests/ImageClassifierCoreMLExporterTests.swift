@@ -37,6 +37,7 @@ final class ImageClassifierCoreMLExporterTests: XCTestCase {
                 runs.append(["image": input])
             }
             let report = try CoreMLPeer.run(model: exported, runs: runs, python: python)
+            try CoreMLPeer.checkCoreMLToolsLoads(exported, report: report, python: python)
 
             // The interface, as a Create ML image classifier's.
             let labels = classifier.labels

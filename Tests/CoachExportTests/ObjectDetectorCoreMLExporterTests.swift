@@ -41,6 +41,7 @@ final class ObjectDetectorCoreMLExporterTests: XCTestCase {
         try [Float(0.3)].withUnsafeBufferPointer { Data(buffer: $0) }.write(to: lowIoU)
         runs.append(["image": runs[0]["image"]!, "confidenceThreshold": lowConfidence, "iouThreshold": lowIoU])
         let report = try CoreMLPeer.run(model: exported, runs: runs, python: python)
+        try CoreMLPeer.checkCoreMLToolsLoads(exported, report: report, python: python)
 
         // The interface Vision reads as VNRecognizedObjectObservation.
         XCTAssertEqual(report.specificationVersion, 4)
