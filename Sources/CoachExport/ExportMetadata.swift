@@ -38,7 +38,7 @@ public enum ExportMetadata {
         result.shortDescription = metadata.summary ?? ""
         result.author = all["author"] ?? "Coach"
         result.license = all["license"] ?? ""
-        result.version = all["version"] ?? ""
+        result.version = all["version"] ?? "Coach \(metadata.creator.coachVersion)"
         result.userDefined = all
         return result
     }

@@ -55,6 +55,7 @@ final class ImageClassifierCoreMLExporterTests: XCTestCase {
             XCTAssertEqual(report.description.metadata?.shortDescription, "Sports gear, for the export test")
             XCTAssertEqual(report.description.metadata?.author, "Coach tests")
             XCTAssertEqual(report.description.metadata?.license, "CC0-1.0")
+            XCTAssertEqual(report.description.metadata?.versionString, "Coach \(CoachVersion.current)", "the Coach version that trained it")
             XCTAssertEqual(report.description.metadata?.userDefined?["task"], "image-classifier")
             XCTAssertNotNil(report.description.metadata?.userDefined?["training"])
             XCTAssertEqual(report.layers["convolution"], 1 + 16 + 15 + 16 + 1, "stem, 16 depthwise, 15 expansions, 16 projections, head")
