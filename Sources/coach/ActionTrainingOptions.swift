@@ -70,6 +70,8 @@ struct ActionTrainingOptions: ParsableArguments {
         if (data == nil) == (annotations == nil) {
             throw ValidationError("give the labeled data with exactly one of --data DIR|TABLE.csv or --annotations FILE")
         }
+        try IncompleteSampleSet.check(data, option: "--data")
+        try IncompleteSampleSet.check(annotations, option: "--annotations")
         if predictionWindow < 1 { throw ValidationError("--prediction-window must be at least 1 frame") }
         if let problem = PoseLimits.frameRateProblem(frameRate) { throw ValidationError("--frame-rate \(problem)") }
         if KeypointOrigin(rawValue: keypointOrigin) == nil {

@@ -62,6 +62,11 @@ struct EvaluationDataOptions: ParsableArguments {
 
     @OptionGroup var media: PoseMediaOptions
 
+    func validate() throws {
+        try IncompleteSampleSet.check(data, option: "--data")
+        try IncompleteSampleSet.check(annotations, option: "--annotations")
+    }
+
     /// The task-specific options given on the command line.
     var givenTaskOptions: Set<TaskOption> {
         var given: Set<TaskOption> = []

@@ -65,6 +65,8 @@ struct GenerateSamplesCommand: ParsableCommand {
 
     /// The file marking a folder as generate-samples' own, so a later run may write into it.
     static let marker = ".coach-generated"
+    /// How the marker begins while the set is being written (and after a run was killed).
+    static let unfinishedPrefix = "being written by coach generate-samples"
 
     /// Refuses to write into `folder` when it exists but is not a folder this command made.
     func checkDestination(_ folder: URL) throws {
@@ -101,7 +103,7 @@ struct GenerateSamplesCommand: ParsableCommand {
                 // The marker lets a later run write here again; until the sample is finished it says
                 // so, and a run that was killed leaves it saying so.
                 let marker = folder.appendingPathComponent(Self.marker)
-                try Data("being written by coach generate-samples --seed \(seed) (incomplete until this line changes)\n".utf8)
+                try Data("\(Self.unfinishedPrefix) --seed \(seed) (incomplete until this line changes)\n".utf8)
                     .write(to: marker, options: .atomic)
                 switch sample {
                 case .throws_:

@@ -106,6 +106,7 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
     static let poseAugmentations: [PoseAugmentation] = [.rotate, .scale, .translate, .jitter, .horizontalFlip]
 
     func validate() throws {
+        try IncompleteSampleSet.check(data, option: "--data")
         let parsed = PoseAugmentation.parseList(augment)
         if !parsed.unknown.isEmpty {
             throw ValidationError("unknown augmentation\(parsed.unknown.count == 1 ? "" : "s") \(parsed.unknown.map { "'\($0)'" }.joined(separator: ", ")) in --augment; choose from \(Self.poseAugmentations.map(\.rawValue).joined(separator: ", ")), none")

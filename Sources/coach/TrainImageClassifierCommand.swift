@@ -81,6 +81,7 @@ struct TrainImageClassifierCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
+        try IncompleteSampleSet.check(data, option: "--data")
         if let maxIterations, maxIterations < 1 { throw ValidationError("--max-iterations must be at least 1") }
         if let l2Penalty, !(l2Penalty >= 0 && l2Penalty.isFinite) { throw ValidationError("--l2-penalty must be ≥ 0") }
         if !(validationFraction > 0 && validationFraction < 1) { throw ValidationError("--validation-fraction must be between 0 and 1") }

@@ -87,6 +87,7 @@ struct TrainObjectDetectorCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
+        try IncompleteSampleSet.check(annotations, option: "--annotations")
         if !(0..<1).contains(validationFraction) { throw ValidationError("--validation-fraction must be in 0…1 (exclusive)") }
         if validationFraction > 0 && validationAnnotations != nil {
             throw ValidationError("give either --validation-annotations or --validation-fraction, not both")

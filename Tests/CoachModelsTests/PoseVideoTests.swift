@@ -81,6 +81,33 @@ final class PoseVideoTests: XCTestCase {
         }
     }
 
+    /// An entry of a folder of frames named like a photo that is not a readable file — a named pipe,
+    /// a folder, a broken link — is refused by name (issue 14: it was skipped silently, a hole in the video).
+    func testFramesThatAreNotFilesAreRefusedByName() throws {
+        let folder = try temporaryDirectory(self).appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try RGBImage(width: 64, height: 48, color: .white).writePNG(to: folder.appendingPathComponent("0001.png"))
+        try RGBImage(width: 64, height: 48, color: .white).writePNG(to: folder.appendingPathComponent("0003.png"))
+        XCTAssertEqual(try PoseExtractor.photos(in: folder).map(\.lastPathComponent), ["0001.png", "0003.png"])
+        let odd: [(String, String, () throws -> Void)] = [
+            ("0002.png", "named pipe", { XCTAssertEqual(mkfifo(folder.appendingPathComponent("0002.png").path, 0o644), 0) }),
+            ("0002.png", "folder", { try FileManager.default.createDirectory(at: folder.appendingPathComponent("0002.png"),
+                                                                              withIntermediateDirectories: false) }),
+            ("0002.png", "symbolic link to nothing", {
+                try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("0002.png").path, withDestinationPath: "/nonexistent.png")
+            }),
+        ]
+        for (name, reason, make) in odd {
+            try make()
+            XCTAssertThrowsError(try PoseExtractor.photos(in: folder), reason) { error in
+                XCTAssertEqual((error as? PoseExtractionError).map { if case .unreadableFrame = $0 { return true } else { return false } }, true, "\(error)")
+                let message = (error as? LocalizedError)?.errorDescription ?? ""
+                XCTAssertTrue(message.contains(folder.appendingPathComponent(name).path) && message.contains(reason), message)
+            }
+            try FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
+    }
+
     /// A folder of frames whose photos differ in size is refused, naming the odd one and the first
     /// (issue 14: it was read, and poses measured against two sizes made one track).
     func testFramesOfDifferentSizesAreRefused() throws {

@@ -17,6 +17,8 @@ public enum PoseExtractionError: LocalizedError, Equatable, Sendable {
     case emptySequence(path: String)
     /// A photo of a folder of frames is not the size of the first (`expected`).
     case mixedFrameSizes(path: String, width: Int, height: Int, expectedWidth: Int, expectedHeight: Int, first: String)
+    /// An entry of a folder of frames named like a photo is not a file that can be read (`reason`).
+    case unreadableFrame(path: String, reason: String)
 
     public var errorDescription: String? {
         switch self {
@@ -28,6 +30,9 @@ public enum PoseExtractionError: LocalizedError, Equatable, Sendable {
         case let .mixedFrameSizes(path, width, height, expectedWidth, expectedHeight, first):
             return "'\(path)' is \(width)×\(height), but the folder's first frame '\(first)' is \(expectedWidth)×\(expectedHeight): "
                 + "a folder of frames is one video, whose frames share one size (poses are measured relative to it)"
+        case let .unreadableFrame(path, reason):
+            return "'\(path)' in a folder of frames cannot be read as a frame: \(reason); remove it or rename it, "
+                + "so the video has no hole"
         }
     }
 }
@@ -84,13 +89,19 @@ public struct PoseExtractor: Sendable {
                jointCount: joints.jointSet.count, mirrored: mirrored)
     }
 
-    /// The photos of an image-sequence folder, sorted by name.
+    /// The photos of an image-sequence folder, sorted by name (hidden files left out). Throws
+    /// `PoseExtractionError.unreadableFrame` for an entry named like a photo that is not a readable file.
     public static func photos(in folder: URL) throws -> [URL] {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        return names.filter { MediaKind.photoExtensions.contains(($0 as NSString).pathExtension.lowercased()) && !$0.hasPrefix(".")
-            && DataFiles.isReadableFile(folder.appendingPathComponent($0), inClassFolder: folder) }
+        let photos = names.filter { MediaKind.photoExtensions.contains(($0 as NSString).pathExtension.lowercased()) && !$0.hasPrefix(".") }
             .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
             .map { folder.appendingPathComponent($0) }
+        // Every frame is read, or the video would silently lose some (a pipe, socket or device
+        // named like a photo, a folder, a broken link): refused, named.
+        for photo in photos {
+            if let reason = DataFiles.problem(with: photo) { throw PoseExtractionError.unreadableFrame(path: photo.path, reason: reason) }
+        }
+        return photos
     }
 
     /// The pose clip of the photo, photo folder or video at `url`. `frameRate` times an image
