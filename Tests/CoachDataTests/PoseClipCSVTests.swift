@@ -48,6 +48,15 @@ final class PoseClipCSVTests: XCTestCase {
         // time wins when both are present.
         let both = try writePoseFixture(folder, "both.csv", "frame,time,a_x,a_y\n0,0.5,1,2\n1,0.75,3,4\n")
         XCTAssertEqual(try PoseClipReader.read(both).frames.map(\.time), [0.5, 0.75])
+
+        // …but frame numbers that count down while time counts up are an error at their line
+        // (issue 14: such a clip was read with no word).
+        let disagree = try writePoseFixture(folder, "disagree.csv", "frame,time,a_x,a_y\n5,0.5,1,2\n4,0.75,3,4\n3,1.0,5,6\n")
+        XCTAssertThrowsError(try PoseClipReader.read(disagree)) { error in
+            let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            XCTAssertTrue(message.contains("disagree.csv:3") && message.contains("frame 4 is not after frame 5 on line 2"), message)
+            XCTAssertTrue(message.contains("disagree.csv:4"), "every such row is listed: \(message)")
+        }
     }
 
     func testDepthBottomLeftOriginAndChirality() throws {

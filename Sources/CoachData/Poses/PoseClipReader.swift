@@ -78,6 +78,7 @@ public enum PoseClipReader {
         var frames: [PoseFrame] = []
         frames.reserveCapacity(records.count)
         var previous: (time: Double, line: Int)? = nil
+        var previousFrame: (number: Double, text: String, line: Int)? = nil
         var chirality: (value: Chirality, line: Int)? = nil
         let clipName = source.sequence.map { " in sequence \($0)" } ?? ""
         for (index, record) in records.enumerated() {
@@ -91,6 +92,13 @@ public enum PoseClipReader {
                     }
                     time = frame / options.frameRate
                     timeText = "frame \(text)"
+                    // With a time column too, the frame numbers must still count up: a clip whose
+                    // two clocks disagree is not one the reader can trust either way.
+                    if timeColumn != nil, let previousFrame, frame <= previousFrame.number {
+                        log.add(table.file, line: record.line, "column '\(table.header[frameColumn])': frame \(text) is not after frame "
+                                + "\(previousFrame.text) on line \(previousFrame.line)\(clipName): the frame and time columns disagree")
+                    }
+                    previousFrame = (frame, text, record.line)
                 } else if isEmptyCell(text) {
                     log.add(table.file, line: record.line, "column '\(table.header[frameColumn])' is empty: expected a frame number")
                 }
