@@ -86,6 +86,14 @@ final class PoseAnnotationTests: XCTestCase {
             "\(path):9: segment 0.61–0.62 s holds no frame of clip 'b.json'",
         ]) { _ = try PoseDataset.loadAnnotations(annotationFile) }
 
+        // A row naming the annotation file's own folder (".", a folder of no photos): the reason is
+        // given at the row too (issue 14: only the folder was named, with no file or line).
+        let dot = try writePoseFixture(root, "dot.csv", "file,label\nclips/a.csv,wave\n.,wave\n")
+        XCTAssertThrowsError(try PoseDataset.loadAnnotations(dot)) { error in
+            let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            XCTAssertTrue(message.contains("\(dot.path):3: names '.', which cannot be read as a pose clip"), message)
+        }
+
         let noLabel = try writePoseFixture(root, "nolabel.csv", "file,start\nclips/a.csv,0\n")
         expectPoseError(["\(noLabel.path):1: has no 'label' column"]) { _ = try PoseAnnotationReader.read(noLabel) }
         let jsonProblems = try writePoseFixture(root, "bad.json", #"[{"file": "clips/a.csv", "label": 3}, {"label": "x"}, {"file": "clips/a.csv", "label": "x", "end": "late"}]"#)

@@ -129,7 +129,17 @@ extension PoseDataset {
         var clips: [LabeledPoseClip] = []
         for file in order {
             let fileAnnotations = byFile[file] ?? []
-            guard let clip = PoseClipReader.read(file, options: options, log: &log) else { continue }
+            var clipLog = PoseProblemLog()
+            let read = PoseClipReader.read(file, options: options, log: &clipLog)
+            log.append(contentsOf: clipLog)
+            guard let clip = read else {
+                // Say where the unreadable file was named, too.
+                if let first = fileAnnotations.first {
+                    log.add(first.problem("names '\(first.reference)', which cannot be read as a pose clip: "
+                                          + (clipLog.problems.first?.message ?? "see the problem above")))
+                }
+                continue
+            }
             let valid = fileAnnotations.filter { check($0, against: clip, log: &log) }
             checkOverlaps(valid, in: clip, log: &log)
             let segments = valid.map(\.segment)
