@@ -258,6 +258,13 @@ struct AnalyzeCommand: ParsableCommand {
         if let problem = game.problem {
             if case .noBoard = problem, let boardBox, let frame = game.lastFrameSize {
                 // The box was given: "no board found" would send the user looking for a detector.
+                let share = FixedBoardLocator(box: try Self.parseBox(boardBox)).frameShare(width: frame.width, height: frame.height)
+                if share > FixedBoardLocator.maximumFrameShare {
+                    throw ValidationError("\(video): --board-box \(boardBox) covers \(Int((share * 100).rounded())) % of the video's "
+                                          + "\(frame.width)×\(frame.height) frames: a board seen whole, with the player and the bag's flight "
+                                          + "beside it, covers far less (at most \(Int(FixedBoardLocator.maximumFrameShare * 100)) %); give the "
+                                          + "board's own box, or film from further away")
+                }
                 throw ValidationError("\(video): --board-box \(boardBox) lies outside the video's \(frame.width)×\(frame.height) frames: "
                                       + "give the board's box in the video's pixels (x,y,width,height from the top-left corner)")
             }

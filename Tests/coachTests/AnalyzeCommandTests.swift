@@ -85,7 +85,7 @@ final class AnalyzeCommandTests: XCTestCase {
         XCTAssertTrue(result.standardError.contains("no frame of the --poses clip has a detected joint"), result.standardError)
     }
 
-    /// A given board box outside the frames is named as such (not "no board found"), and style
+    /// A given board box outside the frames, or over most of them, is named as such (not "no board found"), and style
     /// points for throw types no classifier gives are refused (issue 14: they were ignored).
     func testBoardBoxOutsideTheFramesAndStylePointsWithoutTypesAreNamed() throws {
         let frames = try writeStillFrames(4, in: try temporaryDirectory(self))
@@ -93,6 +93,11 @@ final class AnalyzeCommandTests: XCTestCase {
         XCTAssertNotEqual(outside.exitCode, 0)
         XCTAssertTrue(outside.standardError.contains("--board-box 500,400,60,15 lies outside the video's 160×120 frames"),
                       outside.standardError)
+        // A box over (nearly) the whole frame is no board's: its scale would make every speed wrong.
+        let whole = try CoachExecutable.run(["analyze", frames.path, "--board-box", "0,0,160,120"])
+        XCTAssertNotEqual(whole.exitCode, 0)
+        XCTAssertTrue(whole.standardError.contains("--board-box 0,0,160,120 covers 100 % of the video's 160×120 frames"),
+                      whole.standardError)
         let style = try CoachExecutable.run(["analyze", frames.path, "--board-box", "50,70,60,15", "--style-points", "bogus=3"])
         XCTAssertNotEqual(style.exitCode, 0)
         XCTAssertTrue(style.standardError.contains("--style-points needs --classifier"), style.standardError)

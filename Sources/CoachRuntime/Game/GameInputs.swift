@@ -72,10 +72,23 @@ public struct FixedBoardLocator: BoardLocator {
     /// A locator that always answers `box`.
     public init(box: PixelBox) { self.box = box }
 
-    /// `box`, with confidence 1, when it overlaps the frame.
+    /// The largest share of the frame's area a board's box may cover: the game needs the player and
+    /// the bag's flight beside the board, so a box over most of the frame is not a board's.
+    public static let maximumFrameShare = 0.5
+
+    /// `box`, with confidence 1, when it overlaps the frame and covers at most
+    /// `maximumFrameShare` of it.
     public func locateBoard(in frame: RGBImage) -> (box: PixelBox, confidence: Double)? {
-        guard box.x < Double(frame.width), box.y < Double(frame.height), box.x + box.width > 0, box.y + box.height > 0
+        guard box.x < Double(frame.width), box.y < Double(frame.height), box.x + box.width > 0, box.y + box.height > 0,
+              frameShare(width: frame.width, height: frame.height) <= Self.maximumFrameShare
         else { return nil }
         return (box, 1)
+    }
+
+    /// The share of a `width × height` frame's area the box covers (its part inside the frame).
+    public func frameShare(width: Int, height: Int) -> Double {
+        let w = max(0, min(box.x + box.width, Double(width)) - max(box.x, 0))
+        let h = max(0, min(box.y + box.height, Double(height)) - max(box.y, 0))
+        return w * h / max(Double(width * height), 1)
     }
 }
