@@ -28,6 +28,8 @@ struct InspectCommand: ParsableCommand {
         var sha256: String
         var format: String
         var formatVersion: Int
+        /// Whether the file carries Coach's weights checksum and the weights matched it.
+        var weightsVerified: Bool
         var metadata: ModelMetadata
         var parameterCount: Int
         var tensorCount: Int
@@ -39,11 +41,14 @@ struct InspectCommand: ParsableCommand {
         let summary = try ModelFileSummary.read(from: url)
         // Every weight is read too, so a file whose weights no longer match their recorded SHA-256
         // is reported as damaged here as it is by the commands that use it.
-        _ = try ModelFile.read(from: url)
+        let file = try ModelFile.read(from: url)
+        // An old file without Coach's weights checksum: say that it cannot be verified, not that it is fine.
+        if let warning = file.unverifiedWeightsWarning { Console.warning(warning) }
         let digest = try FileDigest.sha256(ofFileAt: url)
         if json {
             let report = Report(
                 path: model, sha256: digest, format: ModelFile.formatName, formatVersion: summary.formatVersion,
+                weightsVerified: file.weightsAreChecked,
                 metadata: summary.metadata, parameterCount: summary.parameterCount,
                 tensorCount: summary.tensorShapes.count,
                 tensors: tensors ? summary.tensorNames.map { Report.TensorInfo(name: $0, shape: summary.tensorShapes[$0]!) } : nil)

@@ -166,6 +166,9 @@ final class ModelFileErrorTests: XCTestCase {
             fixture.floatDataset("weights/stem.conv.weight", shape: [2], values: [1, 2])
         })
         XCTAssertFalse(try ModelFile.read(from: url).weightsAreChecked)
+        // What `coach inspect` prints instead of calling the file fine (issue 14, the campaign's fourth run).
+        let warning = try XCTUnwrap(try ModelFile.read(from: url).unverifiedWeightsWarning)
+        XCTAssertTrue(warning.contains(url.path) && warning.contains("every command refuses it"), warning)
         XCTAssertThrowsError(try Backbone.load(from: url)) { error in
             guard case .unverified(let path)? = error as? BackboneError else { return XCTFail("\(error)") }
             XCTAssertEqual(path, url.path)
@@ -174,6 +177,7 @@ final class ModelFileErrorTests: XCTestCase {
         let written = url.deletingLastPathComponent().appendingPathComponent("new.h5")
         try ModelFile(metadata: ModelMetadata(task: .backbone), tensors: ["w": Tensor([1, 2])]).write(to: written)
         XCTAssertTrue(try ModelFile.read(from: written).weightsAreChecked)
+        XCTAssertNil(try ModelFile.read(from: written).unverifiedWeightsWarning)
     }
 
     /// Writes a file shaped like a Coach model, with the given root attributes.

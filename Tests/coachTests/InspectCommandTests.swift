@@ -51,6 +51,7 @@ final class InspectCommandTests: XCTestCase {
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         XCTAssertEqual(object["format"] as? String, "coach-model")
         XCTAssertEqual(object["formatVersion"] as? Int, 1)
+        XCTAssertEqual(object["weightsVerified"] as? Bool, true)
         XCTAssertEqual(object["parameterCount"] as? Int, 2563)
         XCTAssertEqual(object["tensorCount"] as? Int, 3)
         XCTAssertEqual(object["sha256"] as? String, try FileDigest.sha256(ofFileAt: url))

@@ -38,6 +38,18 @@ public struct ModelFile: Equatable, Sendable {
     /// for files written before the checksum existed, and for models not read from a file).
     public internal(set) var weightsAreChecked = false
 
+    /// For a file read without its weights checksum (`weightsAreChecked` false), what `coach
+    /// inspect` says instead of calling it fine: a backbone is refused by every command until it
+    /// is imported again; another model still works, but damage to its weights would go unseen.
+    public var unverifiedWeightsWarning: String? {
+        guard !weightsAreChecked, let path = sourcePath else { return nil }
+        if metadata.task == .backbone {
+            return BackboneError.unverified(path: path).localizedDescription + "; every command refuses it until then"
+        }
+        return "\(path) was written by an older Coach and carries no checksum of its weights, so damage to them cannot be "
+            + "detected; train or save it again with this Coach to protect it"
+    }
+
     /// A model with `metadata` and `tensors`, not yet on disk.
     public init(metadata: ModelMetadata, tensors: [String: Tensor] = [:]) {
         self.metadata = metadata
