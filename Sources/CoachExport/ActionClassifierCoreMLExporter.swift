@@ -55,14 +55,20 @@ public enum ActionClassifierCoreMLExporter {
         } else {
             builder.layer("probabilities", inputs: [logits], .softmaxND(axis: -1), output: probabilitiesName)
         }
-        let input = CoreMLFeature(name: inputName, shortDescription: inputDescription(classifier),
-                                  type: .multiArray(shape: [t, encoding.keypointChannels.count, j]))
-        var inputs = [input]
+        return poseClassifier(builder.network, poses: [t, encoding.keypointChannels.count, j], usesChirality: usesChirality,
+                              labels: classifier.labels, labelDescription: "Most likely action category",
+                              inputDescription: inputDescription(classifier), metadata: metadata)
+    }
+
+    /// A pose classifier's `NeuralNetworkClassifier`: input `poses` of shape `poses` (and
+    /// `chirality` when `usesChirality`), outputs `label` and `labelProbabilities`.
+    static func poseClassifier(_ network: CoreMLNeuralNetwork, poses: [Int], usesChirality: Bool, labels: [String],
+                               labelDescription: String, inputDescription: String, metadata: ModelMetadata) -> CoreMLModel {
+        var inputs = [CoreMLFeature(name: inputName, shortDescription: inputDescription, type: .multiArray(shape: poses))]
         if usesChirality { inputs.append(chiralityFeature) }
-        return CoreMLModel.classifier(builder.network, inputs: inputs, labels: classifier.labels, label: labelName,
-                                      probabilities: probabilitiesName, labelDescription: "Most likely action category",
-                                      probabilitiesDescription: "Probability of each category",
-                                      metadata: ExportMetadata.coreML(for: metadata, inputDescription: inputDescription(classifier)),
+        return CoreMLModel.classifier(network, inputs: inputs, labels: labels, label: labelName, probabilities: probabilitiesName,
+                                      labelDescription: labelDescription, probabilitiesDescription: "Probability of each category",
+                                      metadata: ExportMetadata.coreML(for: metadata, inputDescription: inputDescription),
                                       specificationVersion: specificationVersion)
     }
 

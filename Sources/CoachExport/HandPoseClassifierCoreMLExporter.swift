@@ -33,14 +33,9 @@ public enum HandPoseClassifierCoreMLExporter {
             logits = builder.perceptron(classifier.network.perceptron!, input: encoded, joints: j, channels: encoding.channelCount)
         }
         builder.layer("probabilities", inputs: [logits], .softmaxND(axis: -1), output: probabilitiesName)
-        var inputs = [CoreMLFeature(name: inputName, shortDescription: inputDescription(classifier),
-                                    type: .multiArray(shape: [1, encoding.keypointChannels.count, j]))]
-        if usesChirality { inputs.append(ActionClassifierCoreMLExporter.chiralityFeature) }
-        return CoreMLModel.classifier(builder.network, inputs: inputs, labels: classifier.labels, label: labelName,
-                                      probabilities: probabilitiesName, labelDescription: "Most likely hand pose category",
-                                      probabilitiesDescription: "Probability of each category",
-                                      metadata: ExportMetadata.coreML(for: metadata, inputDescription: inputDescription(classifier)),
-                                      specificationVersion: specificationVersion)
+        return ActionClassifierCoreMLExporter.poseClassifier(
+            builder.network, poses: [1, encoding.keypointChannels.count, j], usesChirality: usesChirality, labels: classifier.labels,
+            labelDescription: "Most likely hand pose category", inputDescription: inputDescription(classifier), metadata: metadata)
     }
 
     /// What the input holds.
