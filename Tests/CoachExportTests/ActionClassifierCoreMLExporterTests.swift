@@ -13,25 +13,21 @@ import XCTest
 /// interpreter written from the specification gives Coach's probabilities for the same windows,
 /// fed as Vision gives poses (bottom-left origin, zeros for missing joints).
 final class ActionClassifierCoreMLExporterTests: XCTestCase {
-    /// `windows` as the Core ML input: [T, channels, J] (x, y, [z,] confidence), y = 1 − Coach's
-    /// top-left y, zeros where a joint was not detected; all windows back to back in one file.
-    private func writeVisionInput(_ windows: [PoseWindow], channels: Int, to url: URL) throws {
-        var values: [Float] = []
-        for window in windows {
-            let t = window.frameCount, j = window.jointCount
-            var block = [Float](repeating: 0, count: t * channels * j)
-            for frame in 0..<t {
-                for joint in 0..<j where window.isDetected(frame: frame, joint: joint) {
-                    let source = frame * j + joint
-                    var row = [window.x[source], 1 - window.y[source]]
-                    if let z = window.z { row.append(z[source]) }
-                    row.append(window.confidence[source])
-                    for (c, value) in row.enumerated() { block[(frame * channels + c) * j + joint] = value }
-                }
+    /// `window` as the Core ML input: [T, channels, J] (x, y, [z,] confidence), y = 1 − Coach's
+    /// top-left y, zeros where a joint was not detected.
+    private func visionInput(_ window: PoseWindow, channels: Int) -> [Float] {
+        let t = window.frameCount, j = window.jointCount
+        var block = [Float](repeating: 0, count: t * channels * j)
+        for frame in 0..<t {
+            for joint in 0..<j where window.isDetected(frame: frame, joint: joint) {
+                let source = frame * j + joint
+                var row = [window.x[source], 1 - window.y[source]]
+                if let z = window.z { row.append(z[source]) }
+                row.append(window.confidence[source])
+                for (c, value) in row.enumerated() { block[(frame * channels + c) * j + joint] = value }
             }
-            values += block
         }
-        try values.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: url)
+        return block
     }
 
     /// Exports `model`, checks the file with Apple's validator, runs `windows` through the
@@ -45,15 +41,8 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         let channels = model.encoding.keypointChannels.count
         var runs: [[String: URL]] = []
         for (index, window) in windows.enumerated() {
-            let input = directory.appendingPathComponent("\(name)-\(index).f32")
-            try writeVisionInput([window], channels: channels, to: input)
-            var run = ["poses": input]
-            if model.encoding.chirality != .ignore {
-                let hand = directory.appendingPathComponent("\(name)-\(index)-chirality.f32")
-                try [Self.visionChirality(window.chirality)].withUnsafeBufferPointer { Data(buffer: $0) }.write(to: hand)
-                run["chirality"] = hand
-            }
-            runs.append(run)
+            runs.append(try CoreMLPeer.poseRun(visionInput(window, channels: channels), chirality: window.chirality,
+                                               usesChirality: model.encoding.chirality != .ignore, name: name, index: index, in: directory))
         }
         let report = try CoreMLPeer.run(model: exported, runs: runs, python: python)
         try CoreMLPeer.checkCoreMLToolsLoads(exported, report: report, python: python)
@@ -104,15 +93,6 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         print("ActionClassifierCoreMLExporterTests \(name): \(windows.count) windows (\(exact) within 1e-4), |interpreter − Coach| "
               + "probability max \(largest), mean \(mean)" + (model.randomConvolution == nil ? "" : " (with the random-convolution member)"))
         return largest
-    }
-
-    /// `VNChirality`'s raw value.
-    static func visionChirality(_ chirality: Chirality?) -> Float {
-        switch chirality {
-        case .left?: return -1
-        case .right?: return 1
-        default: return 0
-        }
     }
 
     /// Some windows of each clip: whole ones, ones with undetected joints, ones padded at the end.

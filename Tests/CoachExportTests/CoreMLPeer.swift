@@ -1,3 +1,4 @@
+import CoachData
 import CoachExport
 import CoachModels
 import Foundation
@@ -166,6 +167,22 @@ enum CoreMLPeer {
         XCTAssertEqual(loaded.inputs, report.description.inputs.map(\.name), file: file, line: line)
         XCTAssertEqual(loaded.outputs, report.description.outputs.map(\.name), file: file, line: line)
         XCTAssertEqual(loaded.classLabels, report.classLabels ?? [], file: file, line: line)
+    }
+
+    /// One run of a pose classifier: `poses` (raw float32 `values`) and, when the model uses it,
+    /// `chirality` as `VNChirality`'s raw value (−1 left, 1 right, 0 unknown), written as `NAME-INDEX*.f32`.
+    static func poseRun(_ values: [Float], chirality: Chirality?, usesChirality: Bool, name: String, index: Int,
+                        in directory: URL) throws -> [String: URL] {
+        let input = directory.appendingPathComponent("\(name)-\(index).f32")
+        try values.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: input)
+        var run = ["poses": input]
+        if usesChirality {
+            let hand = directory.appendingPathComponent("\(name)-\(index)-chirality.f32")
+            let raw: Float = chirality == .left ? -1 : chirality == .right ? 1 : 0
+            try [raw].withUnsafeBufferPointer { Data(buffer: $0) }.write(to: hand)
+            run["chirality"] = hand
+        }
+        return run
     }
 
     /// The Python with `numpy` and `coremltools`, or a loud skip.

@@ -29,15 +29,8 @@ final class HandPoseClassifierCoreMLExporterTests: XCTestCase {
                 values[j + joint] = 1 - pose.y[joint]
                 values[2 * j + joint] = pose.confidence[joint]
             }
-            let input = directory.appendingPathComponent("\(name)-\(index).f32")
-            try values.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: input)
-            var run = ["poses": input]
-            if usesChirality {
-                let hand = directory.appendingPathComponent("\(name)-\(index)-chirality.f32")
-                try [ActionClassifierCoreMLExporterTests.visionChirality(pose.chirality)].withUnsafeBufferPointer { Data(buffer: $0) }.write(to: hand)
-                run["chirality"] = hand
-            }
-            runs.append(run)
+            runs.append(try CoreMLPeer.poseRun(values, chirality: pose.chirality, usesChirality: usesChirality, name: name, index: index,
+                                               in: directory))
         }
         let report = try CoreMLPeer.run(model: exported, runs: runs, python: python)
         try CoreMLPeer.checkCoreMLToolsLoads(exported, report: report, python: python)
