@@ -5,6 +5,7 @@
 // tile is stored once. Three kernels, chosen at run time by CPU features: 12×32 tiles in
 // AVX-512F registers, 6×16 tiles with AVX2 and FMA, and portable C.
 #include "CKernels.h"
+#include "KernelTargets.h"
 
 #include <cpuid.h>
 #include <immintrin.h>
@@ -80,10 +81,6 @@ static inline int tile_height(int rows, int tiles) { return rows / tiles + (rows
 
 // ---------------------------------------------------------------------------------------------
 // AVX-512F: tiles of up to 12 rows × 32 columns (two panels), 24 accumulators.
-
-#define TARGET512 __attribute__((target("avx512f,fma")))
-#define TARGET256 __attribute__((target("avx2,fma")))
-#define INLINE static inline __attribute__((always_inline))
 
 TARGET512 INLINE __m512 epilogue512(__m512 v, __mmask16 mask, const float *residual, const float *slopes,
                                     __m512 lower, __m512 upper) {

@@ -13,7 +13,7 @@ public final class PackedWeights: @unchecked Sendable {
         self.rows = rows
         self.columns = columns
         let size = Int(coach_packed_weights_size(Int32(rows), Int32(columns)))
-        storage = UnsafeMutablePointer<Float>.allocate(capacity: Swift.max(size, 1))
+        storage = Kernels.allocateAligned(size)
         coach_pack_weights(weights, Int32(rows), Int32(columns), storage)
     }
 

@@ -104,7 +104,7 @@ extension PoseModelBenchmarks {
             let sum = totals.values.reduce(0, +)
             print("\(model.rawValue): \(format(sum, 2)) ms")
             let counts = Dictionary(executor.stepKinds.map { ($0, 1) }, uniquingKeysWith: +)
-            for (kind, ms) in totals.sorted(by: { $0.value > $1.value }).prefix(25) {
+            for (kind, ms) in totals.sorted(by: { $0.value > $1.value }).prefix(40) {
                 print("  \(format(ms, 3)) ms  \(kind) ×\(counts[kind] ?? 0)")
             }
         }

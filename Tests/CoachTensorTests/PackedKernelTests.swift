@@ -3,18 +3,19 @@ import CKernels
 import CoachTensor
 import TestSupport
 
+/// Runs `body` on each instruction set of `CKernels` up to what the CPU has (portable C, AVX2+FMA,
+/// AVX-512F); the kernels' own choice is restored afterwards.
+func forEachInstructionSet(_ body: (Int32) -> Void) {
+    let best = coach_kernels_set_isa(2)
+    defer { coach_kernels_set_isa(best) }
+    for isa in 0...best { XCTAssertEqual(coach_kernels_set_isa(isa), isa); body(isa) }
+}
+
 /// The packed-weight GEMM behind every inference 1×1 and k×k convolution (`CKernels`), on each
 /// instruction set this machine has (AVX-512F, AVX2+FMA, portable C), against sums in Double.
 final class PackedKernelTests: XCTestCase {
     var generator = SeededGenerator(seed: 11)
 
-    /// The instruction sets to check: every one up to what the CPU has; the kernels' own choice
-    /// is restored afterwards.
-    func forEachInstructionSet(_ body: (Int32) -> Void) {
-        let best = coach_kernels_set_isa(2)
-        defer { coach_kernels_set_isa(best) }
-        for isa in 0...best { XCTAssertEqual(coach_kernels_set_isa(isa), isa); body(isa) }
-    }
 
     /// output = act(bias + x·W (+ residual)) or PReLU, computed in Double.
     func reference(_ x: [Float], _ w: [Float], m: Int, k: Int, n: Int, bias: [Float], residual: [Float]?,

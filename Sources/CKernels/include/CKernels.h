@@ -42,6 +42,15 @@ void coach_im2col(const float *image, int height, int width, int channels, int k
                   int strideHeight, int strideWidth, int padTop, int padLeft, int outputWidth, int first, int count,
                   float *columns);
 
+/// One output row of a depthwise convolution of one NHWC image (height × width × channels, filter
+/// kernelHeight × kernelWidth × channels, zero padding): output[ox, c] = clamp(bias[c] + Σ taps,
+/// lower, upper) for the window whose top row is `y0` (= output row · stride − top padding) and
+/// whose left column is ox · strideWidth − padLeft. The taps are summed in (row, column) order,
+/// taps outside the image skipped.
+void coach_depthwise_row(const float *image, int height, int width, int channels, const float *filter,
+                         int kernelHeight, int kernelWidth, int strideWidth, int padLeft, int y0, int outputWidth,
+                         const float *bias, float lower, float upper, float *output);
+
 #ifdef __cplusplus
 }
 #endif

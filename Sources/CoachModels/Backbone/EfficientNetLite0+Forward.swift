@@ -60,10 +60,10 @@ struct ForwardPlan {
         let s16Count = s16h * s16w * s16Channels
 
         // One allocation per worker holds every buffer of its images' passes.
-        let layout = [sizes.io, sizes.io, sizes.expanded, sizes.depthwise, im2col, headCount]
+        let layout = [sizes.io, sizes.io, sizes.expanded, sizes.depthwise, im2col, headCount].map(Kernels.alignedCount)
         let perWorker = layout.reduce(0, +)
         let workers = Swift.max(1, Swift.min(ComputeThreads.count, batch))
-        let workspace = UnsafeMutablePointer<Float>.allocate(capacity: perWorker * workers)
+        let workspace = Kernels.allocateAligned(perWorker * workers)
         defer { workspace.deallocate() }
 
         var features = [Float](repeating: 0, count: batch * channels)

@@ -232,11 +232,11 @@ public final class GraphExecutor: @unchecked Sendable {
         self.slotOf = slotOf
         self.slotSizes = sizes
         slots = sizes.map { size in
-            let pointer = UnsafeMutablePointer<Float>.allocate(capacity: size)
+            let pointer = Kernels.allocateAligned(size)
             pointer.initialize(repeating: 0, count: size)
             return pointer
         }
-        workspace = UnsafeMutablePointer<Float>.allocate(capacity: workspaceSize)
+        workspace = Kernels.allocateAligned(workspaceSize)
         for (id, tensor) in graph.constants {
             tensor.withUnsafeBufferPointer { slots[slotOf[id]].update(from: $0.baseAddress!, count: $0.count) }
         }

@@ -1,0 +1,222 @@
+// Depthwise convolution with fused bias and activation, one output row per call: the depthwise
+// layers of every inference network (the backbone, MediaPipe's pose and hand models).
+//
+// Each output element is its bias plus its taps in (row, column) order, one fused multiply-add
+// per tap (a plain multiply and add in portable C), then clamped: the same operations whether
+// the pixel sits in a tile of eight, four or one, on the border or inside, so results never
+// depend on the row split over threads or on batching. Kernels: AVX-512F (16 channels per
+// vector), AVX2 with FMA (8), portable C; chosen by `coach_kernels_isa`.
+#include "CKernels.h"
+#include "KernelTargets.h"
+
+#include <immintrin.h>
+
+// The geometry of one output row, shared by every kernel.
+typedef struct {
+    const float *image;      // one image, height × width × stride floats (from the first channel computed)
+    int width, channels;     // channels: how many to compute
+    int stride;              // floats between adjacent pixels (the image's channels)
+    const float *filter;     // kernelHeight × kernelWidth × channels
+    int kernelWidth, step;   // step: floats between horizontally adjacent output pixels' windows
+    int y0, kyStart, kyEnd;  // the window's top row and its rows inside the image
+    const float *bias;
+    float lower, upper;
+} row_geometry;
+
+// ---------------------------------------------------------------------------------------------
+// AVX-512F
+
+// `count` adjacent output pixels whose window starts at column x0, taps kx in [kxStart, kxEnd).
+TARGET512 INLINE void pixels512(const int count, const row_geometry *g, int x0, int kxStart, int kxEnd, float *dst) {
+    const int C = g->channels, S = g->stride;
+    const __m512 lo = _mm512_set1_ps(g->lower), hi = _mm512_set1_ps(g->upper);
+    for (int c = 0; c < C; c += 16) {
+        const __mmask16 m = C - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (C - c)) - 1);
+        const __m512 b = _mm512_maskz_loadu_ps(m, g->bias + c);
+        __m512 acc[8];
+#pragma clang loop unroll(full)
+        for (int p = 0; p < count; p++) acc[p] = b;
+        for (int ky = g->kyStart; ky < g->kyEnd; ky++) {
+            const float *row = g->image + (long)(g->y0 + ky) * g->width * S + c;
+            const float *w = g->filter + (long)ky * g->kernelWidth * S + c;
+            for (int kx = kxStart; kx < kxEnd; kx++) {
+                const __m512 wv = _mm512_maskz_loadu_ps(m, w + (long)kx * S);
+                const float *x = row + (long)(x0 + kx) * S;
+#pragma clang loop unroll(full)
+                for (int p = 0; p < count; p++)
+                    acc[p] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + (long)p * g->step), wv, acc[p]);
+            }
+        }
+#pragma clang loop unroll(full)
+        for (int p = 0; p < count; p++)
+            _mm512_mask_storeu_ps(dst + (long)p * S + c, m, _mm512_min_ps(hi, _mm512_max_ps(lo, acc[p])));
+    }
+}
+
+// Eight pixels inside the image of a KW-wide kernel at stride SW, sliding along the input row:
+// each input vector is loaded once and multiplied into every pixel whose window holds it, so a
+// row of taps costs 7·SW + KW loads instead of 8·KW. Each pixel still adds its taps in (row,
+// column) order, as every other path does.
+TARGET512 INLINE void slide512(const int KW, const int SW, const row_geometry *g, int x0, float *dst) {
+    const int C = g->channels, S = g->stride;
+    const __m512 lo = _mm512_set1_ps(g->lower), hi = _mm512_set1_ps(g->upper);
+    for (int c = 0; c < C; c += 16) {
+        const __mmask16 m = C - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (C - c)) - 1);
+        const __m512 b = _mm512_maskz_loadu_ps(m, g->bias + c);
+        __m512 acc[8];
+#pragma clang loop unroll(full)
+        for (int p = 0; p < 8; p++) acc[p] = b;
+        for (int ky = g->kyStart; ky < g->kyEnd; ky++) {
+            const float *row = g->image + (long)(g->y0 + ky) * g->width * S + (long)x0 * S + c;
+            const float *w = g->filter + (long)ky * KW * S + c;
+            __m512 wv[7];
+#pragma clang loop unroll(full)
+            for (int kx = 0; kx < KW; kx++) wv[kx] = _mm512_maskz_loadu_ps(m, w + (long)kx * S);
+#pragma clang loop unroll(full)
+            for (int ix = 0; ix < 7 * SW + KW; ix++) {
+                const __m512 x = _mm512_maskz_loadu_ps(m, row + (long)ix * S);
+#pragma clang loop unroll(full)
+                for (int p = 0; p < 8; p++) {
+                    const int kx = ix - p * SW;
+                    if (kx >= 0 && kx < KW) acc[p] = _mm512_fmadd_ps(x, wv[kx], acc[p]);
+                }
+            }
+        }
+#pragma clang loop unroll(full)
+        for (int p = 0; p < 8; p++)
+            _mm512_mask_storeu_ps(dst + (long)p * S + c, m, _mm512_min_ps(hi, _mm512_max_ps(lo, acc[p])));
+    }
+}
+
+TARGET512 static void pixels512_8(const row_geometry *g, int x0, int a, int b, float *dst) {
+    const int KW = g->kernelWidth, SW = g->step / g->stride;
+    if (KW == 3 && SW == 1) slide512(3, 1, g, x0, dst);
+    else if (KW == 5 && SW == 1) slide512(5, 1, g, x0, dst);
+    else if (KW == 3 && SW == 2) slide512(3, 2, g, x0, dst);
+    else if (KW == 5 && SW == 2) slide512(5, 2, g, x0, dst);
+    else pixels512(8, g, x0, a, b, dst);
+}
+TARGET512 static void pixels512_4(const row_geometry *g, int x0, int a, int b, float *dst) { pixels512(4, g, x0, a, b, dst); }
+// One pixel, 64 channels at a time (four independent sums hide the multiply-add latency), then
+// the rest of the channels by `pixels512`.
+TARGET512 static void pixels512_1(const row_geometry *g, int x0, int kxStart, int kxEnd, float *dst) {
+    const int C = g->channels, S = g->stride, wide = C - C % 64;
+    const __m512 lo = _mm512_set1_ps(g->lower), hi = _mm512_set1_ps(g->upper);
+    for (int c = 0; c < wide; c += 64) {
+        __m512 acc[4];
+#pragma clang loop unroll(full)
+        for (int q = 0; q < 4; q++) acc[q] = _mm512_loadu_ps(g->bias + c + 16 * q);
+        for (int ky = g->kyStart; ky < g->kyEnd; ky++) {
+            const float *row = g->image + (long)(g->y0 + ky) * g->width * S + c;
+            const float *w = g->filter + (long)ky * g->kernelWidth * S + c;
+            for (int kx = kxStart; kx < kxEnd; kx++) {
+                const float *x = row + (long)(x0 + kx) * S, *wk = w + (long)kx * S;
+#pragma clang loop unroll(full)
+                for (int q = 0; q < 4; q++)
+                    acc[q] = _mm512_fmadd_ps(_mm512_loadu_ps(x + 16 * q), _mm512_loadu_ps(wk + 16 * q), acc[q]);
+            }
+        }
+#pragma clang loop unroll(full)
+        for (int q = 0; q < 4; q++) _mm512_storeu_ps(dst + c + 16 * q, _mm512_min_ps(hi, _mm512_max_ps(lo, acc[q])));
+    }
+    if (wide == C) return;
+    row_geometry rest = *g;
+    rest.image += wide; rest.filter += wide; rest.bias += wide; rest.channels = C - wide;
+    pixels512(1, &rest, x0, kxStart, kxEnd, dst + wide);
+}
+
+// ---------------------------------------------------------------------------------------------
+// AVX2 with FMA
+
+TARGET256 INLINE __m256i lanes256(int count) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+TARGET256 INLINE void pixels256(const int count, const row_geometry *g, int x0, int kxStart, int kxEnd, float *dst) {
+    const int C = g->channels, S = g->stride;
+    const __m256 lo = _mm256_set1_ps(g->lower), hi = _mm256_set1_ps(g->upper);
+    for (int c = 0; c < C; c += 8) {
+        const __m256i m = lanes256(C - c);
+        const __m256 b = _mm256_maskload_ps(g->bias + c, m);
+        __m256 acc[8];
+#pragma clang loop unroll(full)
+        for (int p = 0; p < count; p++) acc[p] = b;
+        for (int ky = g->kyStart; ky < g->kyEnd; ky++) {
+            const float *row = g->image + (long)(g->y0 + ky) * g->width * S + c;
+            const float *w = g->filter + (long)ky * g->kernelWidth * S + c;
+            for (int kx = kxStart; kx < kxEnd; kx++) {
+                const __m256 wv = _mm256_maskload_ps(w + (long)kx * S, m);
+                const float *x = row + (long)(x0 + kx) * S;
+#pragma clang loop unroll(full)
+                for (int p = 0; p < count; p++)
+                    acc[p] = _mm256_fmadd_ps(_mm256_maskload_ps(x + (long)p * g->step, m), wv, acc[p]);
+            }
+        }
+#pragma clang loop unroll(full)
+        for (int p = 0; p < count; p++)
+            _mm256_maskstore_ps(dst + (long)p * S + c, m, _mm256_min_ps(hi, _mm256_max_ps(lo, acc[p])));
+    }
+}
+
+TARGET256 static void pixels256_8(const row_geometry *g, int x0, int a, int b, float *dst) { pixels256(8, g, x0, a, b, dst); }
+TARGET256 static void pixels256_4(const row_geometry *g, int x0, int a, int b, float *dst) { pixels256(4, g, x0, a, b, dst); }
+TARGET256 static void pixels256_1(const row_geometry *g, int x0, int a, int b, float *dst) { pixels256(1, g, x0, a, b, dst); }
+
+// ---------------------------------------------------------------------------------------------
+// Portable C: one pixel at a time, the same order of operations.
+
+static void pixels_portable(const row_geometry *g, int x0, int kxStart, int kxEnd, float *dst) {
+    const int C = g->channels, S = g->stride;
+    for (int c = 0; c < C; c++) {
+        float acc = g->bias[c];
+        for (int ky = g->kyStart; ky < g->kyEnd; ky++) {
+            const float *row = g->image + (long)(g->y0 + ky) * g->width * S + c;
+            const float *w = g->filter + (long)ky * g->kernelWidth * S + c;
+            for (int kx = kxStart; kx < kxEnd; kx++) acc += row[(long)(x0 + kx) * S] * w[(long)kx * S];
+        }
+        acc = acc < g->lower ? g->lower : acc;
+        dst[c] = acc > g->upper ? g->upper : acc;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The row walk: inside pixels (every tap in the image) in tiles of eight, then four, then one;
+// border pixels one at a time with their taps clipped to the image.
+
+typedef void (*pixels_function)(const row_geometry *g, int x0, int kxStart, int kxEnd, float *dst);
+
+void coach_depthwise_row(const float *image, int height, int width, int channels, const float *filter,
+                         int kernelHeight, int kernelWidth, int strideWidth, int padLeft, int y0, int outputWidth,
+                         const float *bias, float lower, float upper, float *output) {
+    row_geometry g = {
+        image, width, channels, channels, filter, kernelWidth, strideWidth * channels, y0,
+        y0 < 0 ? -y0 : 0, kernelHeight < height - y0 ? kernelHeight : height - y0, bias, lower, upper,
+    };
+    pixels_function eight, four, one;
+    switch (coach_kernels_isa()) {
+    case 2: eight = pixels512_8; four = pixels512_4; one = pixels512_1; break;
+    case 1: eight = pixels256_8; four = pixels256_4; one = pixels256_1; break;
+    default: eight = four = NULL; one = pixels_portable; break;
+    }
+    const int s = strideWidth;
+    int insideStart = (padLeft + s - 1) / s;
+    if (insideStart > outputWidth) insideStart = outputWidth;
+    int lastInside = width + padLeft - kernelWidth;   // ox · s ≤ this for a window inside the image
+    int insideEnd = lastInside < 0 ? insideStart : lastInside / s + 1;
+    if (insideEnd > outputWidth) insideEnd = outputWidth;
+    if (insideEnd < insideStart) insideEnd = insideStart;
+    for (int ox = 0; ox < outputWidth;) {
+        const int x0 = ox * s - padLeft;
+        float *dst = output + (long)ox * channels;
+        if (ox >= insideStart && ox < insideEnd) {
+            if (eight && ox + 8 <= insideEnd) { eight(&g, x0, 0, kernelWidth, dst); ox += 8; continue; }
+            if (four && ox + 4 <= insideEnd) { four(&g, x0, 0, kernelWidth, dst); ox += 4; continue; }
+            one(&g, x0, 0, kernelWidth, dst);
+        } else {
+            int kxStart = x0 < 0 ? -x0 : 0, kxEnd = kernelWidth < width - x0 ? kernelWidth : width - x0;
+            if (kxEnd < kxStart) kxEnd = kxStart;
+            one(&g, x0, kxStart, kxEnd, dst);
+        }
+        ox += 1;
+    }
+}
