@@ -254,3 +254,110 @@ void coach_packed_gemm(const float *a, int m, int k, const float *packed, int n,
     default: walk(any_tile_portable, 16, 1, a, m, k, packed, n, bias, residual, slopes, lower, upper, c); break;
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Direct k×k convolution of few input channels (the stems: RGB in), AVX-512F: the packed GEMM's
+// 12×32 tile with each row's operand read straight from the image instead of an unfolded copy.
+// The sum runs over taps in (row, column, channel) order from the bias, as the unfolded GEMM's
+// does; taps outside the image are skipped (the unfolded copy multiplies zeros in).
+
+TARGET512 INLINE void direct_tile512(const int rows, const int two, const float *image, const long *origin,
+                                     int width, int channels, int kyStart, int kyEnd, int kernelWidth,
+                                     int kxStart, int kxEnd, const float *p0, const float *p1, const float *bias,
+                                     __mmask16 m0, __mmask16 m1, const float *slopes, float lower, float upper,
+                                     float *c, int n) {
+    __m512 acc0[12], acc1[12];
+    __m512 b0 = _mm512_maskz_loadu_ps(m0, bias), b1 = two ? _mm512_maskz_loadu_ps(m1, bias + 16) : b0;
+#pragma clang loop unroll(full)
+    for (int r = 0; r < rows; r++) { acc0[r] = b0; acc1[r] = b1; }
+    for (int ky = kyStart; ky < kyEnd; ky++) {
+        for (int kx = kxStart; kx < kxEnd; kx++) {
+            const long offset = ((long)ky * width + kx) * channels;
+            const int tap = (ky * kernelWidth + kx) * channels;
+            for (int ci = 0; ci < channels; ci++) {
+                __m512 w0 = _mm512_loadu_ps(p0 + (tap + ci) * 16);
+                __m512 w1 = two ? _mm512_loadu_ps(p1 + (tap + ci) * 16) : w0;
+#pragma clang loop unroll(full)
+                for (int r = 0; r < rows; r++) {
+                    __m512 x = _mm512_set1_ps(image[origin[r] + offset + ci]);
+                    acc0[r] = _mm512_fmadd_ps(x, w0, acc0[r]);
+                    if (two) acc1[r] = _mm512_fmadd_ps(x, w1, acc1[r]);
+                }
+            }
+        }
+    }
+    __m512 lo = _mm512_set1_ps(lower), hi = _mm512_set1_ps(upper);
+#pragma clang loop unroll(full)
+    for (int r = 0; r < rows; r++) {
+        _mm512_mask_storeu_ps(c + (long)r * n, m0, epilogue512(acc0[r], m0, NULL, slopes, lo, hi));
+        if (two)
+            _mm512_mask_storeu_ps(c + (long)r * n + 16, m1,
+                                  epilogue512(acc1[r], m1, NULL, slopes ? slopes + 16 : NULL, lo, hi));
+    }
+}
+
+#define DIRECT512_CASE(R) \
+    case R: \
+        if (two) direct_tile512(R, 1, image, origin, width, channels, kyStart, kyEnd, kernelWidth, kxStart, kxEnd, \
+                                p0, p1, bias, m0, m1, slopes, lower, upper, c, n); \
+        else direct_tile512(R, 0, image, origin, width, channels, kyStart, kyEnd, kernelWidth, kxStart, kxEnd, \
+                            p0, p1, bias, m0, m1, slopes, lower, upper, c, n); \
+        break;
+
+TARGET512 static void any_direct_tile512(int rows, int columns, const float *image, const long *origin, int width,
+                                         int channels, int kyStart, int kyEnd, int kernelWidth, int kxStart, int kxEnd,
+                                         const float *panel, int k, const float *bias, const float *slopes,
+                                         float lower, float upper, float *c, int n) {
+    int two = columns > 16;
+    __mmask16 m0 = columns >= 16 ? 0xFFFF : (__mmask16)((1u << columns) - 1);
+    __mmask16 m1 = columns >= 32 ? 0xFFFF : two ? (__mmask16)((1u << (columns - 16)) - 1) : 0;
+    const float *p0 = panel, *p1 = panel + (long)k * 16;
+    switch (rows) {
+        DIRECT512_CASE(1) DIRECT512_CASE(2) DIRECT512_CASE(3) DIRECT512_CASE(4) DIRECT512_CASE(5) DIRECT512_CASE(6)
+        DIRECT512_CASE(7) DIRECT512_CASE(8) DIRECT512_CASE(9) DIRECT512_CASE(10) DIRECT512_CASE(11) DIRECT512_CASE(12)
+    }
+}
+
+int coach_direct_convolution_available(int channels) { return channels <= 4 && coach_kernels_isa() == 2; }
+
+void coach_direct_convolution_row(const float *image, int height, int width, int channels, int kernelHeight,
+                                  int kernelWidth, int strideWidth, int padLeft, int y0, int outputWidth,
+                                  const float *packed, int n, const float *bias, const float *slopes, float lower,
+                                  float upper, float *output) {
+    const int k = kernelHeight * kernelWidth * channels;
+    const int kyStart = y0 < 0 ? -y0 : 0, kyEnd = kernelHeight < height - y0 ? kernelHeight : height - y0;
+    const int s = strideWidth;
+    int insideStart = (padLeft + s - 1) / s;
+    if (insideStart > outputWidth) insideStart = outputWidth;
+    int lastInside = width + padLeft - kernelWidth;
+    int insideEnd = lastInside < 0 ? insideStart : lastInside / s + 1;
+    if (insideEnd > outputWidth) insideEnd = outputWidth;
+    if (insideEnd < insideStart) insideEnd = insideStart;
+    long origin[12];
+    for (int j = 0; j < n; j += 32) {
+        const int columns = n - j < 32 ? n - j : 32;
+        const float *panel = packed + (long)(j / 16) * k * 16;
+        // Border pixels one at a time, their taps clipped to the image.
+        for (int ox = 0; ox < outputWidth; ox++) {
+            if (ox == insideStart) { ox = insideEnd - 1; continue; }
+            const int x0 = ox * s - padLeft;
+            const int kxStart = x0 < 0 ? -x0 : 0;
+            int kxEnd = kernelWidth < width - x0 ? kernelWidth : width - x0;
+            if (kxEnd < kxStart) kxEnd = kxStart;
+            origin[0] = ((long)y0 * width + x0) * channels;
+            any_direct_tile512(1, columns, image, origin, width, channels, kyStart, kyEnd, kernelWidth, kxStart, kxEnd,
+                               panel, k, bias + j, slopes ? slopes + j : NULL, lower, upper,
+                               output + (long)ox * n + j, n);
+        }
+        // Inside pixels in tiles of near-equal width up to 12.
+        const int inside = insideEnd - insideStart, tiles = (inside + 11) / 12;
+        for (int t = 0, ox = insideStart; t < tiles; t++) {
+            const int rows = tile_height(insideEnd - ox, tiles - t);
+            for (int r = 0; r < rows; r++) origin[r] = ((long)y0 * width + (ox + r) * s - padLeft) * channels;
+            any_direct_tile512(rows, columns, image, origin, width, channels, kyStart, kyEnd, kernelWidth, 0, kernelWidth,
+                               panel, k, bias + j, slopes ? slopes + j : NULL, lower, upper,
+                               output + (long)ox * n + j, n);
+            ox += rows;
+        }
+    }
+}

@@ -107,6 +107,19 @@ public enum Kernels {
         precondition(k == g.kernelHeight * g.kernelWidth * g.channels, "packed filter does not match the geometry")
         let upper: Float = activation == .relu6 ? 6 : .infinity
         let lower: Float = activation == .none ? -.infinity : 0
+        if coach_direct_convolution_available(Int32(g.channels)) != 0 {
+            // Few input channels (a stem): each output row straight from the image, the same sums
+            // as the unfolded GEMM's, without writing the unfolded rows.
+            parallelFor(g.batch * g.outputHeight) { row in
+                let n = row / g.outputHeight, oy = row % g.outputHeight
+                coach_direct_convolution_row(input + n * g.inputHeight * g.inputWidth * g.channels, Int32(g.inputHeight),
+                                             Int32(g.inputWidth), Int32(g.channels), Int32(g.kernelHeight), Int32(g.kernelWidth),
+                                             Int32(g.strideWidth), Int32(g.padLeft), Int32(oy * g.strideHeight - g.padTop),
+                                             Int32(g.outputWidth), weights.storage, Int32(cout), bias, slopes, lower, upper,
+                                             output + row * g.outputWidth * cout)
+            }
+            return
+        }
         // Each chunk of about 96 output pixels is unfolded into its own rows of the workspace and
         // multiplied while they are in cache.
         let chunks = (pixels + 95) / 96
@@ -211,6 +224,22 @@ public enum Kernels {
                     o[k] = t + (b - t) * dy
                 }
             }
+        }
+    }
+
+    /// The mean of each image's `pixels` rows of `channels` (global average pooling of NHWC):
+    /// output [batch, channels], summed in pixel order.
+    public static func spatialMean(_ input: UnsafePointer<Float>, batch: Int, pixels: Int, channels: Int,
+                                   output: UnsafeMutablePointer<Float>) {
+        for n in 0..<batch {
+            let o = output + n * channels
+            o.update(repeating: 0, count: channels)
+            for p in 0..<pixels {
+                let row = input + (n * pixels + p) * channels
+                for c in 0..<channels { o[c] += row[c] }
+            }
+            let scale = 1 / Float(Swift.max(pixels, 1))
+            for c in 0..<channels { o[c] *= scale }
         }
     }
 

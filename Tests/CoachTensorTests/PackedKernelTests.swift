@@ -107,11 +107,13 @@ final class PackedKernelTests: XCTestCase {
     }
 
     /// The k×k convolution (im2col a chunk at a time, packed GEMM) equals the naive loops for strides,
-    /// SAME and explicit padding, three channels (the stems) and more, with ReLU6 and with PReLU.
+    /// SAME and explicit padding, one to four channels (the stems, computed straight from the image
+    /// on AVX-512F) and more (unfolded), more than 32 output channels, with ReLU6 and with PReLU.
     func testPackedConvolutionMatchesNaive() {
         forEachInstructionSet { isa in
             for (cin, cout, k, stride, padding) in [(3, 24, 3, 2, Padding.same), (5, 7, 5, 1, .explicit(top: 2, bottom: 1, left: 0, right: 2)),
-                                                    (8, 33, 2, 2, .valid)] {
+                                                    (8, 33, 2, 2, .valid), (4, 40, 3, 1, .same),
+                                                    (1, 16, 5, 2, .explicit(top: 0, bottom: 2, left: 2, right: 1))] {
                 let x = Tensor.randomNormal([2, 23, 19, cin], using: &generator)
                 let f = Tensor.randomNormal([k, k, cin, cout], using: &generator)
                 let bias = Tensor.randomNormal([cout], using: &generator)

@@ -42,6 +42,20 @@ void coach_im2col(const float *image, int height, int width, int channels, int k
                   int strideHeight, int strideWidth, int padTop, int padLeft, int outputWidth, int first, int count,
                   float *columns);
 
+/// Whether `coach_direct_convolution_row` runs for `channels` input channels on this machine
+/// (few channels, AVX-512F); otherwise unfold with `coach_im2col` and use `coach_packed_gemm`.
+int coach_direct_convolution_available(int channels);
+
+/// One output row of a k×k convolution of one NHWC image with few channels, computed straight
+/// from the image with weights packed by `coach_pack_weights` ([kh·kw·channels, n]): output[ox, j]
+/// = epilogue(bias[j] + Σ taps), the taps summed in (row, column, channel) order, those outside the
+/// image skipped; the window's top row is `y0`, its left column ox · strideWidth − padLeft.
+/// Epilogue: PReLU with `slopes` when given, else clamped to [lower, upper].
+void coach_direct_convolution_row(const float *image, int height, int width, int channels, int kernelHeight,
+                                  int kernelWidth, int strideWidth, int padLeft, int y0, int outputWidth,
+                                  const float *packed, int n, const float *bias, const float *slopes, float lower,
+                                  float upper, float *output);
+
 /// One output row of a depthwise convolution of one NHWC image (height × width × channels, filter
 /// kernelHeight × kernelWidth × channels, zero padding): output[ox, c] = clamp(bias[c] + Σ taps,
 /// lower, upper) for the window whose top row is `y0` (= output row · stride − top padding) and

@@ -36,6 +36,10 @@ public final class GraphExecutor: @unchecked Sendable {
         case prelu(node: Int)
         case maxPool(node: Int, geometry: ConvolutionGeometry)
         case resize(node: Int)
+        /// A fully connected layer with a constant weight [in, out], through the packed GEMM.
+        case dense(node: Int)
+        /// The mean over the spatial axes of an NHWC value (global average pooling).
+        case spatialMean(node: Int)
         /// Anything else, through the tensor-level `GraphNetwork.evaluate`.
         case general(node: Int)
 
@@ -43,7 +47,7 @@ public final class GraphExecutor: @unchecked Sendable {
             switch self {
             case .pointwise(let n, _, _, _, _), .convolution(let n, _, _, _, _), .narrowConvolution(let n, _, _, _),
                  .depthwise(let n, _, _), .add(let n), .pad(let n), .prelu(let n), .maxPool(let n, _), .resize(let n),
-                 .general(let n):
+                 .dense(let n), .spatialMean(let n), .general(let n):
                 return n
             }
         }
@@ -167,6 +171,10 @@ public final class GraphExecutor: @unchecked Sendable {
                     strideHeight: node.stride![0], strideWidth: node.stride![1], padding: GraphNetwork.padding(node.padding!)!)))
             case .resizeBilinear where shapes[node.inputs[0]].count == 4:
                 steps.append(.resize(node: index))
+            case .fullyConnected where graph.constants[node.inputs[1]] != nil && shapes[node.inputs[1]].count == 2:
+                steps.append(.dense(node: index))
+            case .mean where shapes[node.inputs[0]].count == 4 && Set(node.axes ?? []) == [1, 2] && node.axes!.count == 2:
+                steps.append(.spatialMean(node: index))
             default:
                 steps.append(.general(node: index))
             }
@@ -176,7 +184,7 @@ public final class GraphExecutor: @unchecked Sendable {
         var packed: [Int: PackedWeights] = [:]
         for step in steps {
             switch step {
-            case .pointwise(let index, _, _, _, _), .convolution(let index, _, _, _, _):
+            case .pointwise(let index, _, _, _, _), .convolution(let index, _, _, _, _), .dense(let index):
                 let filterShape = shapes[nodes[index].inputs[1]]
                 if let filter = graph.constants[nodes[index].inputs[1]] {
                     packed[index] = PackedWeights.packing(filter.scalars, rows: filterShape.dropLast().reduce(1, *),
@@ -345,6 +353,19 @@ public final class GraphExecutor: @unchecked Sendable {
                 Kernels.resizeBilinear(input: pointer(node.inputs[0]), batch: x[0], height: x[1], width: x[2], channels: x[3],
                                        outputHeight: y[1], outputWidth: y[2], alignCorners: node.alignCorners ?? false,
                                        halfPixelCenters: node.halfPixelCenters ?? false, output: pointer(node.output))
+            case .dense(let index):
+                let node = nodes[index]
+                let weights = packedFilters[index]!
+                withBias(node, weights.columns, zeros) { bias in
+                    Kernels.pointwise(input: pointer(node.inputs[0]), rows: shapes[node.inputs[0]].reduce(1, *) / weights.rows,
+                                      weights: weights, bias: bias, activation: GraphNetwork.activation(node.activation),
+                                      output: pointer(node.output))
+                }
+            case .spatialMean(let index):
+                let node = nodes[index]
+                let x = shapes[node.inputs[0]]
+                Kernels.spatialMean(pointer(node.inputs[0]), batch: x[0], pixels: x[1] * x[2], channels: x[3],
+                                    output: pointer(node.output))
             case .general(let index):
                 let node = nodes[index]
                 let operands = node.inputs.map { id in
@@ -374,6 +395,8 @@ public final class GraphExecutor: @unchecked Sendable {
             case .depthwise(_, _, let g): return "depthwise \(g.kernelHeight)×\(g.kernelWidth) s\(g.strideHeight) \(g.inputHeight)²×\(g.channels)"
             case .maxPool(_, let g): return "max-pool \(g.kernelHeight)×\(g.kernelWidth) \(g.inputHeight)²×\(g.channels)"
             case .resize: return "resize-bilinear \(shapes[node.inputs[0]][1])²→\(shapes[node.output][1])²×\(shapes[node.output][3])"
+            case .dense: return "dense \(shapes[node.inputs[1]][0])→\(shapes[node.inputs[1]][1])"
+            case .spatialMean: return "mean \(shapes[node.inputs[0]][1])²×\(shapes[node.inputs[0]][3])"
             case .add, .pad, .prelu, .general: return node.operation.rawValue
             }
         }
