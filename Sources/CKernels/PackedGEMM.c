@@ -231,9 +231,10 @@ typedef void (*tile_function)(int rows, int columns, const float *a, int k, cons
                               const float *residual, const float *slopes, float lower, float upper, float *c, int n);
 
 static void walk(tile_function tile, int width, int tallest, const float *a, int m, int k, const float *packed, int n,
-                 const float *bias, const float *residual, const float *slopes, float lower, float upper, float *c) {
-    for (int j = 0; j < n; j += width) {
-        int columns = n - j < width ? n - j : width;
+                 int firstColumn, int lastColumn, const float *bias, const float *residual, const float *slopes,
+                 float lower, float upper, float *c) {
+    for (int j = firstColumn; j < lastColumn; j += width) {
+        int columns = lastColumn - j < width ? lastColumn - j : width;
         const float *panel = packed + (long)(j / 16) * k * 16;
         int tiles = (m + tallest - 1) / tallest;
         for (int t = 0, i = 0; t < tiles; t++) {
@@ -245,14 +246,21 @@ static void walk(tile_function tile, int width, int tallest, const float *a, int
     }
 }
 
+void coach_packed_gemm_columns(const float *a, int m, int k, const float *packed, int n, int firstColumn,
+                               int columnCount, const float *bias, const float *residual, const float *slopes,
+                               float lower, float upper, float *c) {
+    int last = firstColumn + columnCount < n ? firstColumn + columnCount : n;
+    if (m <= 0 || firstColumn >= last) return;
+    switch (coach_kernels_isa()) {
+    case 2: walk(any_tile512, 32, 12, a, m, k, packed, n, firstColumn, last, bias, residual, slopes, lower, upper, c); break;
+    case 1: walk(any_tile256, 16, 6, a, m, k, packed, n, firstColumn, last, bias, residual, slopes, lower, upper, c); break;
+    default: walk(any_tile_portable, 16, 1, a, m, k, packed, n, firstColumn, last, bias, residual, slopes, lower, upper, c); break;
+    }
+}
+
 void coach_packed_gemm(const float *a, int m, int k, const float *packed, int n, const float *bias,
                        const float *residual, const float *slopes, float lower, float upper, float *c) {
-    if (m <= 0 || n <= 0) return;
-    switch (coach_kernels_isa()) {
-    case 2: walk(any_tile512, 32, 12, a, m, k, packed, n, bias, residual, slopes, lower, upper, c); break;
-    case 1: walk(any_tile256, 16, 6, a, m, k, packed, n, bias, residual, slopes, lower, upper, c); break;
-    default: walk(any_tile_portable, 16, 1, a, m, k, packed, n, bias, residual, slopes, lower, upper, c); break;
-    }
+    coach_packed_gemm_columns(a, m, k, packed, n, 0, n, bias, residual, slopes, lower, upper, c);
 }
 
 // ---------------------------------------------------------------------------------------------

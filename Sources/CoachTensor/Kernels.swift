@@ -87,12 +87,20 @@ public enum Kernels {
         let upper: Float = activation == .relu6 ? 6 : .infinity
         let lower: Float = activation == .none ? -.infinity : 0
         // About 96 rows a chunk, in chunks of near-equal size: enough to share out among threads,
-        // small enough to stay in cache.
+        // small enough to stay in cache. When there are fewer chunks than pieces for every thread
+        // (a small feature map), the columns are split too, in groups of 32 (each element gets
+        // the same tile, and bits, however the work is split).
         let chunks = (rows + 95) / 96
-        parallelFor(chunks) { index in
-            let start = index * rows / chunks, m = (index + 1) * rows / chunks - start
-            coach_packed_gemm(input + start * k, Int32(m), Int32(k), weights.storage, Int32(cout), bias,
-                              residual.map { $0 + start * cout }, slopes, lower, upper, output + start * cout)
+        let groups = (cout + 31) / 32
+        let threads = ComputeThreads.isInsideParallelJob ? 1 : ComputeThreads.count
+        let splits = Swift.min(groups, Swift.max(1, (2 * threads + chunks - 1) / chunks))
+        parallelFor(chunks * splits) { index in
+            let chunk = index / splits, split = index % splits
+            let start = chunk * rows / chunks, m = (chunk + 1) * rows / chunks - start
+            let first = split * groups / splits * 32, last = Swift.min(cout, (split + 1) * groups / splits * 32)
+            coach_packed_gemm_columns(input + start * k, Int32(m), Int32(k), weights.storage, Int32(cout), Int32(first),
+                                      Int32(last - first), bias, residual.map { $0 + start * cout }, slopes, lower, upper,
+                                      output + start * cout)
         }
     }
 

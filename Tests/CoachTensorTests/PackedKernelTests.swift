@@ -96,6 +96,29 @@ final class PackedKernelTests: XCTestCase {
         }
     }
 
+    /// Columns computed in groups of 32 (how a small feature map is shared among threads) give
+    /// the same bits as the whole product.
+    func testColumnGroupsGiveTheSameBitsAsTheWholeProduct() {
+        forEachInstructionSet { isa in
+            let (m, k, n) = (49, 70, 100)
+            let x = Tensor.randomNormal([m * k], using: &generator).scalars
+            let w = Tensor.randomNormal([k * n], using: &generator).scalars
+            let bias = Tensor.randomNormal([n], using: &generator).scalars
+            let residual = Tensor.randomNormal([m * n], using: &generator).scalars
+            let packed = PackedWeights.packing(w, rows: k, columns: n)
+            var packedCopy = [Float](repeating: 0, count: Int(coach_packed_weights_size(Int32(k), Int32(n))))
+            w.withUnsafeBufferPointer { coach_pack_weights($0.baseAddress!, Int32(k), Int32(n), &packedCopy) }
+            var whole = [Float](repeating: .nan, count: m * n), pieces = whole
+            coach_packed_gemm(x, Int32(m), Int32(k), packedCopy, Int32(n), bias, residual, nil, 0, 6, &whole)
+            for (first, count) in [(0, 32), (32, 64), (96, 50)] {
+                coach_packed_gemm_columns(x, Int32(m), Int32(k), packedCopy, Int32(n), Int32(first), Int32(count), bias, residual,
+                                          nil, 0, 6, &pieces)
+            }
+            XCTAssertEqual(pieces, whole, "isa \(isa)")
+            XCTAssertEqual(run(x, packed, rows: m, bias: bias, residual: residual, slopes: nil, activation: .relu6), whole, "isa \(isa)")
+        }
+    }
+
     /// A NaN input stays NaN through the clamp (it is not turned into 0 or 6), on every instruction set.
     func testNaNIsNotClampedAway() {
         forEachInstructionSet { isa in

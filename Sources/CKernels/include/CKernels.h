@@ -35,6 +35,13 @@ void coach_pack_weights(const float *weights, int k, int n, float *packed);
 void coach_packed_gemm(const float *a, int m, int k, const float *packed, int n, const float *bias,
                        const float *residual, const float *slopes, float lower, float upper, float *c);
 
+/// `coach_packed_gemm` for output columns [firstColumn, firstColumn + columnCount) only (c, bias,
+/// residual and slopes still indexed by the full width n). `firstColumn` must be a multiple of
+/// 32: every element then gets the same tile, and the same bits, as in the whole product.
+void coach_packed_gemm_columns(const float *a, int m, int k, const float *packed, int n, int firstColumn,
+                               int columnCount, const float *bias, const float *residual, const float *slopes,
+                               float lower, float upper, float *c);
+
 /// Unfolds output pixels [first, first + count) of a k×k convolution of one NHWC image
 /// (height × width × channels; zero padding `padTop`/`padLeft`, output `outputWidth` wide) into
 /// rows of kh·kw·channels floats at `columns`: the `a` of `coach_packed_gemm`.
