@@ -1,3 +1,4 @@
+import CKernels
 import CBLAS
 import Foundation
 
@@ -98,7 +99,7 @@ public enum ComputeThreads {
 
     /// True on a thread running inside `forEachWorker`.
     @inlinable
-    public static var isInsideParallelJob: Bool { pthread_getspecific(serialKey) != nil }
+    public static var isInsideParallelJob: Bool { pthread_getspecific(serialKey) != nil || coach_pool_inside_task() != 0 }
 
     private static let blasLock = NSLock()
     nonisolated(unsafe) private static var singleThreadedBLASDepth = 0
@@ -148,9 +149,10 @@ public enum ComputeThreads {
     }
 }
 
-/// Runs `body(i)` for i in 0..<iterations on up to `ComputeThreads.count` threads, each
-/// thread taking one contiguous block of indices. Jobs below `minimumWork` iterations,
-/// and jobs started inside `ComputeThreads.forEachWorker`, run inline.
+/// Runs `body(i)` for i in 0..<iterations on up to `ComputeThreads.count` threads, which take
+/// the indices one at a time. Jobs below `minimumWork` iterations, jobs started inside another
+/// job or inside `ComputeThreads.forEachWorker`, and jobs that find the pool busy with another
+/// caller's job, run inline.
 @inlinable
 public func parallelFor(_ iterations: Int, minimumWork: Int = 2, _ body: (Int) -> Void) {
     let threads = Swift.min(ComputeThreads.count, iterations)
@@ -158,11 +160,14 @@ public func parallelFor(_ iterations: Int, minimumWork: Int = 2, _ body: (Int) -
         for i in 0..<iterations { body(i) }
         return
     }
+    // On CKernels' pool, whose workers spin between jobs: a layer is too short to wait for a
+    // sleeping thread. Iterations are handed out one at a time.
     withoutActuallyEscaping(body) { body in
-        DispatchQueue.concurrentPerform(iterations: threads) { worker in
-            let start = worker * iterations / threads
-            let end = (worker + 1) * iterations / threads
-            for i in start..<end { body(i) }
+        var job = body
+        withUnsafeMutablePointer(to: &job) { pointer in
+            coach_pool_run(Int32(threads), Int32(iterations), { context, index in
+                context!.assumingMemoryBound(to: ((Int) -> Void).self).pointee(Int(index))
+            }, pointer)
         }
     }
 }

@@ -23,6 +23,21 @@ final class ParallelForTests: XCTestCase {
         }
     }
 
+    /// The pool grows when more threads are asked for, and jobs with fewer threads than it has
+    /// (or one) still run every index once.
+    func testThreadCountsChangingBetweenJobs() {
+        let original = ComputeThreads.count
+        defer { ComputeThreads.set(original) }
+        for threads in [1, 2, 5, 3, 1, 8, 2] {
+            ComputeThreads.set(threads)
+            for iterations in [2, 9, 300] {
+                for _ in 0..<50 {
+                    XCTAssertEqual(runCounting(iterations), [Int](repeating: 1, count: iterations), "\(threads) threads")
+                }
+            }
+        }
+    }
+
     func testConcurrentCallersAndNestedJobsAllComplete() {
         let callers = 6
         let results = UnsafeMutableBufferPointer<Int>.allocate(capacity: callers)

@@ -72,6 +72,17 @@ void coach_depthwise_row(const float *image, int height, int width, int channels
                          int kernelHeight, int kernelWidth, int strideWidth, int padLeft, int y0, int outputWidth,
                          const float *bias, float lower, float upper, float *output);
 
+/// A task of a parallel job: `index` in [0, tasks).
+typedef void (*coach_task)(void *context, int index);
+
+/// Runs task(context, i) for every i in [0, tasks) on up to `threads` threads (the caller's
+/// included) of a pool whose workers spin briefly between jobs, and returns when all are done.
+/// Runs serially inside another task or while another caller's job is running.
+void coach_pool_run(int threads, int tasks, coach_task task, void *context);
+
+/// Whether the calling thread is running a task of `coach_pool_run`.
+int coach_pool_inside_task(void);
+
 #ifdef __cplusplus
 }
 #endif
