@@ -75,6 +75,18 @@ final class SoftmaxRegressionTests: XCTestCase {
         XCTAssertEqual(regression.fit(features: x, labels: y, classCount: 3, maximumIterations: 200).parameters, fit.parameters)
     }
 
+    /// When no step decreases the objective (every step goes up, as float rounding makes it near an optimum),
+    /// a small gradient (below scikit-learn's 1e-4) is the minimum reached; a large one is a failure.
+    func testStalledLineSearchIsConvergenceOnlyWithASmallGradient() {
+        for (gradient, expected) in [(Float(5e-5), LBFGSMinimizer.Termination.converged), (1, .lineSearchFailed)] {
+            let result = LBFGSMinimizer().minimize(from: [0, 0], maximumIterations: 10,
+                                                   objective: { x in (1 + Double(abs(x[0]) + abs(x[1])), [gradient, -gradient]) },
+                                                   observer: { _, _, _ in true })
+            XCTAssertEqual(result.termination, expected, "gradient \(gradient)")
+            XCTAssertEqual(result.point, [0, 0])
+        }
+    }
+
     func testStandardisationFoldsIntoTheLayer() {
         let (x, _) = problem(seed: 9)
         let standardization = FeatureStandardization(fitting: x)

@@ -15,23 +15,30 @@ public struct LBFGSMinimizer: Sendable {
     public var sufficientDecrease: Double
     /// Line-search halvings tried before giving up on a direction.
     public var maximumLineSearchSteps: Int
+    /// When no step decreases the objective any more and the largest gradient component is
+    /// below this, the minimum is reached to float precision: `.converged` (scikit-learn's
+    /// L-BFGS stops at a gradient of 1e-4; float parameters stall the line search between
+    /// 1e-6 and 1e-4 on image heads).
+    public var stallGradientTolerance: Double
 
     /// A minimiser with the usual constants (m = 10, c₁ = 10⁻⁴).
     public init(memory: Int = 10, gradientTolerance: Double = 1e-6, sufficientDecrease: Double = 1e-4,
-                maximumLineSearchSteps: Int = 30) {
+                maximumLineSearchSteps: Int = 30, stallGradientTolerance: Double = 1e-4) {
         self.memory = max(1, memory)
         self.gradientTolerance = gradientTolerance
         self.sufficientDecrease = sufficientDecrease
         self.maximumLineSearchSteps = maximumLineSearchSteps
+        self.stallGradientTolerance = stallGradientTolerance
     }
 
     /// Why minimisation stopped.
     public enum Termination: Equatable, Sendable {
         /// `maximumIterations` steps were taken.
         case iterationLimit
-        /// The gradient became (numerically) zero.
+        /// The gradient became (numerically) zero, or no step could decrease the objective any
+        /// more with the gradient below `stallGradientTolerance`.
         case converged
-        /// No step along the search direction decreased the objective.
+        /// No step along the search direction decreased the objective, far from a minimum.
         case lineSearchFailed
         /// The observer asked to stop.
         case stopped
@@ -69,7 +76,9 @@ public struct LBFGSMinimizer: Sendable {
                 }
                 stepLength *= 0.5
             }
-            guard accepted else { return (x, value, .lineSearchFailed) }
+            guard accepted else {
+                return (x, value, Self.maximumMagnitude(gradient) < stallGradientTolerance ? .converged : .lineSearchFailed)
+            }
             let step = zip(candidate, x).map { $0 - $1 }
             let change = zip(candidateGradient, gradient).map { $0 - $1 }
             let curvature = Self.dot(step, change)
