@@ -28,7 +28,7 @@ public struct ImageClassifierTrainingConfiguration: Codable, Equatable, Sendable
     /// (`l2PenaltyCandidates`).
     public var l2Penalty: Double? = nil
     /// The penalties cross-validation chooses from.
-    public static let l2PenaltyCandidates: [Double] = [0.3, 0.1, 0.03, 0.01, 0.003, 0.001]
+    public static let l2PenaltyCandidates: [Double] = [0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 0.0003, 0.0001]
     /// L-BFGS steps per cross-validation fit at most (each starts from the previous penalty's weights).
     public static let crossValidationIterations = 100
     /// Folds of the cross-validation that chooses the penalty.
