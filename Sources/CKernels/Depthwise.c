@@ -185,13 +185,14 @@ static void pixels_portable(const row_geometry *g, int x0, int kxStart, int kxEn
 
 typedef void (*pixels_function)(const row_geometry *g, int x0, int kxStart, int kxEnd, float *dst);
 
-void coach_depthwise_row(const float *image, int height, int width, int channels, const float *filter,
-                         int kernelHeight, int kernelWidth, int strideWidth, int padLeft, int y0, int outputWidth,
-                         const float *bias, float lower, float upper, float *output) {
+void coach_depthwise_row(const float *image, int height, int width, int channels, int firstChannel, int channelCount,
+                         const float *filter, int kernelHeight, int kernelWidth, int strideWidth, int padLeft, int y0,
+                         int outputWidth, const float *bias, float lower, float upper, float *output) {
     row_geometry g = {
-        image, width, channels, channels, filter, kernelWidth, strideWidth * channels, y0,
-        y0 < 0 ? -y0 : 0, kernelHeight < height - y0 ? kernelHeight : height - y0, bias, lower, upper,
+        image + firstChannel, width, channelCount, channels, filter + firstChannel, kernelWidth, strideWidth * channels, y0,
+        y0 < 0 ? -y0 : 0, kernelHeight < height - y0 ? kernelHeight : height - y0, bias + firstChannel, lower, upper,
     };
+    output += firstChannel;
     pixels_function eight, four, one;
     switch (coach_kernels_isa()) {
     case 2: eight = pixels512_8; four = pixels512_4; one = pixels512_1; break;

@@ -33,13 +33,20 @@ extension Tensor {
         let lower: Float = activation == .none ? -.infinity : 0
         let imageSize = g.inputHeight * g.inputWidth * g.channels, rowSize = g.outputWidth * g.channels
         // One output row per call of the C kernel (AVX-512F, AVX2 or portable, by CPU): each
-        // output is its bias plus its taps in order, whatever the row split over threads.
-        parallelFor(g.batch * g.outputHeight) { row in
+        // output is its bias plus its taps in order, whatever the split over threads. A small map
+        // (fewer rows than four per thread) is split by groups of 64 channels too.
+        let rows = g.batch * g.outputHeight
+        let threads = ComputeThreads.isInsideParallelJob ? 1 : ComputeThreads.count
+        let groups = (g.channels + 63) / 64
+        let splits = rows >= 4 * threads ? 1 : Swift.min(groups, (4 * threads + rows - 1) / rows)
+        parallelFor(rows * splits) { index in
+            let row = index / splits, split = index % splits
             let n = row / g.outputHeight, oy = row % g.outputHeight
-            coach_depthwise_row(input + n * imageSize, Int32(g.inputHeight), Int32(g.inputWidth), Int32(g.channels), filter,
-                                Int32(g.kernelHeight), Int32(g.kernelWidth), Int32(g.strideWidth), Int32(g.padLeft),
-                                Int32(oy * g.strideHeight - g.padTop), Int32(g.outputWidth), bias, lower, upper,
-                                out + row * rowSize)
+            let first = split * groups / splits * 64, last = Swift.min(g.channels, (split + 1) * groups / splits * 64)
+            coach_depthwise_row(input + n * imageSize, Int32(g.inputHeight), Int32(g.inputWidth), Int32(g.channels),
+                                Int32(first), Int32(last - first), filter, Int32(g.kernelHeight), Int32(g.kernelWidth),
+                                Int32(g.strideWidth), Int32(g.padLeft), Int32(oy * g.strideHeight - g.padTop),
+                                Int32(g.outputWidth), bias, lower, upper, out + row * rowSize)
         }
     }
 

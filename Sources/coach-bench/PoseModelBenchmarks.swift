@@ -92,7 +92,7 @@ extension PoseModelBenchmarks {
     /// Where each model's time goes in the planned executor, by step kind (one thread):
     /// `coach-bench --only pose-profile`.
     static func profile(modelFolder: String) throws {
-        ComputeThreads.set(1)
+        ComputeThreads.set(Int(ProcessInfo.processInfo.environment["PROFILE_THREADS"] ?? "1") ?? 1)
         var generator = SeededGenerator(seed: 5)
         for model in MediaPipeModel.allCases {
             let graph = try GraphNetwork(file: try ModelFile.read(from: URL(fileURLWithPath: modelFolder).appendingPathComponent(model.modelFileName)))

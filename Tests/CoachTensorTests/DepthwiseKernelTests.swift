@@ -87,6 +87,27 @@ final class DepthwiseKernelTests: XCTestCase {
         }
     }
 
+    /// A row computed in groups of channels (how a small map is shared among threads) has the
+    /// same bits as the row computed whole.
+    func testChannelGroupsGiveTheSameBitsAsTheWholeRow() {
+        forEachInstructionSet { isa in
+            let (h, w, c, k) = (7, 7, 150, 5)
+            let x = Tensor.randomNormal([h * w * c], using: &generator).scalars
+            let f = Tensor.randomNormal([k * k * c], using: &generator).scalars
+            let b = Tensor.randomNormal([c], using: &generator).scalars
+            for oy in 0..<h {
+                var whole = [Float](repeating: .nan, count: w * c), pieces = whole
+                coach_depthwise_row(x, Int32(h), Int32(w), Int32(c), 0, Int32(c), f, Int32(k), Int32(k), 1, 2, Int32(oy - 2), Int32(w),
+                                    b, 0, 6, &whole)
+                for (first, count) in [(0, 64), (64, 64), (128, 22)] {
+                    coach_depthwise_row(x, Int32(h), Int32(w), Int32(c), Int32(first), Int32(count), f, Int32(k), Int32(k), 1, 2,
+                                        Int32(oy - 2), Int32(w), b, 0, 6, &pieces)
+                }
+                XCTAssertEqual(pieces, whole, "isa \(isa) row \(oy)")
+            }
+        }
+    }
+
     /// A NaN input stays NaN through the clamp.
     func testNaNIsNotClampedAway() {
         forEachInstructionSet { isa in

@@ -67,10 +67,11 @@ void coach_direct_convolution_row(const float *image, int height, int width, int
 /// kernelHeight × kernelWidth × channels, zero padding): output[ox, c] = clamp(bias[c] + Σ taps,
 /// lower, upper) for the window whose top row is `y0` (= output row · stride − top padding) and
 /// whose left column is ox · strideWidth − padLeft. The taps are summed in (row, column) order,
-/// taps outside the image skipped.
-void coach_depthwise_row(const float *image, int height, int width, int channels, const float *filter,
-                         int kernelHeight, int kernelWidth, int strideWidth, int padLeft, int y0, int outputWidth,
-                         const float *bias, float lower, float upper, float *output);
+/// taps outside the image skipped. Only channels [firstChannel, firstChannel + channelCount) are
+/// computed (a small map's channels shared among threads); each gets the same bits either way.
+void coach_depthwise_row(const float *image, int height, int width, int channels, int firstChannel, int channelCount,
+                         const float *filter, int kernelHeight, int kernelWidth, int strideWidth, int padLeft, int y0,
+                         int outputWidth, const float *bias, float lower, float upper, float *output);
 
 /// A task of a parallel job: `index` in [0, tasks).
 typedef void (*coach_task)(void *context, int index);
