@@ -5,12 +5,14 @@ import Foundation
 /// Backbone feature extraction against onnxruntime running the same network
 /// (shared/bench/ort_backbone.py), measured in the same run, plus image decoding.
 enum BackboneBenchmarks {
+    /// Returns the summary lines: "backbone-vs-onnxruntime batch1 threads2: R", then the batch-16
+    /// one-thread one (when those were measured).
     static func run(backbonePath: String, pthPath: String, peerPython: String, sharedPath: String,
-                    threadCounts: [Int], batches: [Int], seconds: Double) throws {
+                    threadCounts: [Int], batches: [Int], seconds: Double) throws -> [String] {
         let backbone = try Backbone.load(from: URL(fileURLWithPath: backbonePath))
         print("== backbone: EfficientNet-Lite0 features at 224×224 (Coach vs onnxruntime, same weights)")
         var g = SeededGenerator(seed: 3)
-        var finalLine: String? = nil
+        var summary: [String: String] = [:]
         for threads in threadCounts {
             ComputeThreads.set(threads)
             for batch in batches {
@@ -25,13 +27,16 @@ enum BackboneBenchmarks {
                 print("batch \(batch) threads \(threads): coach \(format(coach, 1)) images/s · onnxruntime "
                       + (peer.map { format($0, 1) + " images/s" } ?? "unavailable")
                       + " · ratio " + (ratio.map { format($0, 2) } ?? "n/a"))
-                if batch == 16 && threads == 1 {
-                    finalLine = "backbone-vs-onnxruntime batch16 threads1: " + (ratio.map { format($0, 2) } ?? "n/a")
+                if (batch, threads) == (16, 1) || (batch, threads) == (1, 2) {
+                    summary["\(batch) \(threads)"] = "backbone-vs-onnxruntime batch\(batch) threads\(threads): "
+                        + (ratio.map { format($0, 2) } ?? "n/a")
                 }
             }
         }
         decodeBenchmark(sharedPath: sharedPath)
-        if let finalLine { print(finalLine) }
+        let lines = ["1 2", "16 1"].compactMap { summary[$0] }
+        for line in lines { print(line) }
+        return lines
     }
 
     /// Runs the peer script and parses `onnxruntime images/s: N`.

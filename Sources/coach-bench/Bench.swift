@@ -75,10 +75,13 @@ struct Bench: ParsableCommand {
         if groups.contains("imageclassifier") {
             try ImageClassifierBenchmarks.run(backbonePath: backbone, sharedPath: shared, peerPython: peerPython)
         }
+        var summary: [String] = []
         if groups.contains("backbone") {
-            try BackboneBenchmarks.run(backbonePath: backbone, pthPath: pth, peerPython: peerPython, sharedPath: shared,
-                                       threadCounts: threadCounts, batches: [1, 16], seconds: seconds)
+            summary = try BackboneBenchmarks.run(backbonePath: backbone, pthPath: pth, peerPython: peerPython, sharedPath: shared,
+                                                 threadCounts: threadCounts, batches: [1, 16], seconds: seconds)
         }
+        // The backbone's ratios again as the run's last lines, the batch-16 one-thread ratio last.
+        defer { for line in summary { print(line) } }
         if groups.contains("action") {
             try ActionBenchmarks.run(sharedPath: shared, threadCounts: threadCounts, seconds: seconds)
         }
