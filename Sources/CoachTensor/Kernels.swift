@@ -93,7 +93,7 @@ public enum Kernels {
         let chunks = (rows + 95) / 96
         let groups = (cout + 31) / 32
         let threads = ComputeThreads.isInsideParallelJob ? 1 : ComputeThreads.count
-        let splits = Swift.min(groups, Swift.max(1, (2 * threads + chunks - 1) / chunks))
+        let splits = Swift.min(groups, Swift.max(1, (4 * threads + chunks - 1) / chunks))
         parallelFor(chunks * splits) { index in
             let chunk = index / splits, split = index % splits
             let start = chunk * rows / chunks, m = (chunk + 1) * rows / chunks - start
