@@ -90,9 +90,11 @@ public enum Kernels {
         // small enough to stay in cache. When there are fewer chunks than pieces for every thread
         // (a small feature map), the columns are split too, in groups of 32 (each element gets
         // the same tile, and bits, however the work is split).
-        let chunks = (rows + 95) / 96
-        let groups = (cout + 31) / 32
         let threads = ComputeThreads.isInsideParallelJob ? 1 : ComputeThreads.count
+        var chunks = (rows + 95) / 96
+        // Few chunks: a multiple of the thread count, so no thread waits for another's last one.
+        if threads > 1 && chunks < 8 * threads { chunks = Swift.min(rows, (chunks + threads - 1) / threads * threads) }
+        let groups = (cout + 31) / 32
         let splits = Swift.min(groups, Swift.max(1, (4 * threads + chunks - 1) / chunks))
         parallelFor(chunks * splits) { index in
             let chunk = index / splits, split = index % splits
