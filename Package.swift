@@ -4,18 +4,16 @@
 import Foundation
 import PackageDescription
 
-/// The vector level hot loops are compiled for. On an x86-64 CPU with AVX2 and FMA (Intel since
-/// 2013, every AMD Zen) that is Haswell's: SIMD8 and SIMD16 code runs in 256-bit registers,
-/// about twice as fast as baseline x86-64's SSE2 (issue 16's pose models). Such binaries need
-/// such a CPU; `COACH_PORTABLE=1 swift build` compiles for any x86-64 instead. The choice never
-/// changes results: Swift does not contract a·b + c into FMA, so every operation rounds as before.
-/// OpenBLAS picks its own kernels for the CPU at run time either way.
+/// The vector level the Swift code is compiled for: baseline x86-64 by default, so a binary runs on
+/// any x86-64 CPU. The hot inference loops are C in `CKernels`, compiled for AVX-512F, AVX2+FMA
+/// and portable C and picked at run time by CPU features (issue 13); OpenBLAS picks its own
+/// kernels at run time too. `COACH_CPU=haswell swift build` compiles the Swift code for AVX2+FMA
+/// CPUs instead (measured 2026-11-24: the backbone and the pose models within noise, the action
+/// runtime about 6 % faster; such binaries need such a CPU). The choice never changes results:
+/// Swift does not contract a·b + c into FMA, so every operation rounds the same.
 let cpuFlags: [String] = {
     #if arch(x86_64)
-    guard ProcessInfo.processInfo.environment["COACH_PORTABLE"] == nil,
-          let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-          let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") })?.split(separator: " "),
-          flags.contains("avx2"), flags.contains("fma") else { return [] }
+    guard ProcessInfo.processInfo.environment["COACH_CPU"] == "haswell" else { return [] }
     return ["-target-cpu", "haswell"]
     #else
     return []
