@@ -26,12 +26,19 @@ typedef struct {
 // ---------------------------------------------------------------------------------------------
 // AVX-512F
 
+// `count` pixels' sums, clamped to [lo, hi], `stride` floats apart from `dst`.
+TARGET512 INLINE void store_clamped512(const int count, const __m512 *acc, __mmask16 m, __m512 lo, __m512 hi, float *dst,
+                                       long stride) {
+#pragma clang loop unroll(full)
+    for (int p = 0; p < count; p++) _mm512_mask_storeu_ps(dst + p * stride, m, _mm512_min_ps(hi, _mm512_max_ps(lo, acc[p])));
+}
+
 // `count` adjacent output pixels whose window starts at column x0, taps kx in [kxStart, kxEnd).
 TARGET512 INLINE void pixels512(const int count, const row_geometry *g, int x0, int kxStart, int kxEnd, float *dst) {
     const int C = g->channels, S = g->stride;
     const __m512 lo = _mm512_set1_ps(g->lower), hi = _mm512_set1_ps(g->upper);
     for (int c = 0; c < C; c += 16) {
-        const __mmask16 m = C - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (C - c)) - 1);
+        const __mmask16 m = lanes512(C - c);
         const __m512 b = _mm512_maskz_loadu_ps(m, g->bias + c);
         __m512 acc[8];
 #pragma clang loop unroll(full)
@@ -47,9 +54,7 @@ TARGET512 INLINE void pixels512(const int count, const row_geometry *g, int x0, 
                     acc[p] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + (long)p * g->step), wv, acc[p]);
             }
         }
-#pragma clang loop unroll(full)
-        for (int p = 0; p < count; p++)
-            _mm512_mask_storeu_ps(dst + (long)p * S + c, m, _mm512_min_ps(hi, _mm512_max_ps(lo, acc[p])));
+        store_clamped512(count, acc, m, lo, hi, dst + c, S);
     }
 }
 
@@ -61,7 +66,7 @@ TARGET512 INLINE void slide512(const int KW, const int SW, const row_geometry *g
     const int C = g->channels, S = g->stride;
     const __m512 lo = _mm512_set1_ps(g->lower), hi = _mm512_set1_ps(g->upper);
     for (int c = 0; c < C; c += 16) {
-        const __mmask16 m = C - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (C - c)) - 1);
+        const __mmask16 m = lanes512(C - c);
         const __m512 b = _mm512_maskz_loadu_ps(m, g->bias + c);
         __m512 acc[8];
 #pragma clang loop unroll(full)
@@ -82,9 +87,7 @@ TARGET512 INLINE void slide512(const int KW, const int SW, const row_geometry *g
                 }
             }
         }
-#pragma clang loop unroll(full)
-        for (int p = 0; p < 8; p++)
-            _mm512_mask_storeu_ps(dst + (long)p * S + c, m, _mm512_min_ps(hi, _mm512_max_ps(lo, acc[p])));
+        store_clamped512(8, acc, m, lo, hi, dst + c, S);
     }
 }
 

@@ -93,6 +93,21 @@ TARGET512 INLINE __m512 epilogue512(__m512 v, __mmask16 mask, const float *resid
     return _mm512_min_ps(upper, _mm512_max_ps(lower, v));   // a NaN passes through, as in C
 }
 
+// A tile's sums through the epilogue into `c` (rows of n floats): 16 columns, or 32 when `two`.
+TARGET512 INLINE void store_tile512(const int rows, const int two, const __m512 *acc0, const __m512 *acc1, __mmask16 m0,
+                                    __mmask16 m1, const float *residual, const float *slopes, float lower, float upper,
+                                    float *c, int n) {
+    __m512 lo = _mm512_set1_ps(lower), hi = _mm512_set1_ps(upper);
+#pragma clang loop unroll(full)
+    for (int r = 0; r < rows; r++) {
+        const float *res = residual ? residual + (long)r * n : NULL;
+        _mm512_mask_storeu_ps(c + (long)r * n, m0, epilogue512(acc0[r], m0, res, slopes, lo, hi));
+        if (two)
+            _mm512_mask_storeu_ps(c + (long)r * n + 16, m1,
+                                  epilogue512(acc1[r], m1, res ? res + 16 : NULL, slopes ? slopes + 16 : NULL, lo, hi));
+    }
+}
+
 TARGET512 INLINE void tile512(const int rows, const int two, const float *a, int k, const float *p0, const float *p1,
                               const float *bias, __mmask16 m0, __mmask16 m1, const float *residual,
                               const float *slopes, float lower, float upper, float *c, int n) {
@@ -110,15 +125,7 @@ TARGET512 INLINE void tile512(const int rows, const int two, const float *a, int
             if (two) acc1[r] = _mm512_fmadd_ps(x, w1, acc1[r]);
         }
     }
-    __m512 lo = _mm512_set1_ps(lower), hi = _mm512_set1_ps(upper);
-#pragma clang loop unroll(full)
-    for (int r = 0; r < rows; r++) {
-        const float *res = residual ? residual + (long)r * n : NULL;
-        _mm512_mask_storeu_ps(c + (long)r * n, m0, epilogue512(acc0[r], m0, res, slopes, lo, hi));
-        if (two)
-            _mm512_mask_storeu_ps(c + (long)r * n + 16, m1,
-                                  epilogue512(acc1[r], m1, res ? res + 16 : NULL, slopes ? slopes + 16 : NULL, lo, hi));
-    }
+    store_tile512(rows, two, acc0, acc1, m0, m1, residual, slopes, lower, upper, c, n);
 }
 
 #define TILE512_CASE(R) \
@@ -131,8 +138,7 @@ TARGET512 INLINE void tile512(const int rows, const int two, const float *a, int
 TARGET512 static void any_tile512(int rows, int columns, const float *a, int k, const float *panel, const float *bias,
                                   const float *residual, const float *slopes, float lower, float upper, float *c, int n) {
     int two = columns > 16;
-    __mmask16 m0 = columns >= 16 ? 0xFFFF : (__mmask16)((1u << columns) - 1);
-    __mmask16 m1 = columns >= 32 ? 0xFFFF : two ? (__mmask16)((1u << (columns - 16)) - 1) : 0;
+    __mmask16 m0 = lanes512(columns), m1 = lanes512(columns - 16);
     const float *p0 = panel, *p1 = panel + (long)k * 16;
     switch (rows) {
         TILE512_CASE(1) TILE512_CASE(2) TILE512_CASE(3) TILE512_CASE(4) TILE512_CASE(5) TILE512_CASE(6)
@@ -294,14 +300,7 @@ TARGET512 INLINE void direct_tile512(const int rows, const int two, const float 
             }
         }
     }
-    __m512 lo = _mm512_set1_ps(lower), hi = _mm512_set1_ps(upper);
-#pragma clang loop unroll(full)
-    for (int r = 0; r < rows; r++) {
-        _mm512_mask_storeu_ps(c + (long)r * n, m0, epilogue512(acc0[r], m0, NULL, slopes, lo, hi));
-        if (two)
-            _mm512_mask_storeu_ps(c + (long)r * n + 16, m1,
-                                  epilogue512(acc1[r], m1, NULL, slopes ? slopes + 16 : NULL, lo, hi));
-    }
+    store_tile512(rows, two, acc0, acc1, m0, m1, NULL, slopes, lower, upper, c, n);
 }
 
 #define DIRECT512_CASE(R) \
@@ -317,8 +316,7 @@ TARGET512 static void any_direct_tile512(int rows, int columns, const float *ima
                                          const float *panel, int k, const float *bias, const float *slopes,
                                          float lower, float upper, float *c, int n) {
     int two = columns > 16;
-    __mmask16 m0 = columns >= 16 ? 0xFFFF : (__mmask16)((1u << columns) - 1);
-    __mmask16 m1 = columns >= 32 ? 0xFFFF : two ? (__mmask16)((1u << (columns - 16)) - 1) : 0;
+    __mmask16 m0 = lanes512(columns), m1 = lanes512(columns - 16);
     const float *p0 = panel, *p1 = panel + (long)k * 16;
     switch (rows) {
         DIRECT512_CASE(1) DIRECT512_CASE(2) DIRECT512_CASE(3) DIRECT512_CASE(4) DIRECT512_CASE(5) DIRECT512_CASE(6)
