@@ -33,16 +33,22 @@ TARGET512 INLINE void store_clamped512(const int count, const __m512 *acc, __mma
     for (int p = 0; p < count; p++) _mm512_mask_storeu_ps(dst + p * stride, m, _mm512_min_ps(hi, _mm512_max_ps(lo, acc[p])));
 }
 
+// The lanes of a block of up to 16 of `remaining` channels, and `count` sums starting at its bias.
+TARGET512 INLINE __mmask16 start_block512(const int count, const float *bias, int remaining, __m512 *acc) {
+    const __mmask16 m = lanes512(remaining);
+    const __m512 b = _mm512_maskz_loadu_ps(m, bias);
+#pragma clang loop unroll(full)
+    for (int p = 0; p < count; p++) acc[p] = b;
+    return m;
+}
+
 // `count` adjacent output pixels whose window starts at column x0, taps kx in [kxStart, kxEnd).
 TARGET512 INLINE void pixels512(const int count, const row_geometry *g, int x0, int kxStart, int kxEnd, float *dst) {
     const int C = g->channels, S = g->stride;
     const __m512 lo = _mm512_set1_ps(g->lower), hi = _mm512_set1_ps(g->upper);
     for (int c = 0; c < C; c += 16) {
-        const __mmask16 m = lanes512(C - c);
-        const __m512 b = _mm512_maskz_loadu_ps(m, g->bias + c);
         __m512 acc[8];
-#pragma clang loop unroll(full)
-        for (int p = 0; p < count; p++) acc[p] = b;
+        const __mmask16 m = start_block512(count, g->bias + c, C - c, acc);
         for (int ky = g->kyStart; ky < g->kyEnd; ky++) {
             const float *row = g->image + (long)(g->y0 + ky) * g->width * S + c;
             const float *w = g->filter + (long)ky * g->kernelWidth * S + c;
@@ -66,11 +72,8 @@ TARGET512 INLINE void slide512(const int KW, const int SW, const row_geometry *g
     const int C = g->channels, S = g->stride;
     const __m512 lo = _mm512_set1_ps(g->lower), hi = _mm512_set1_ps(g->upper);
     for (int c = 0; c < C; c += 16) {
-        const __mmask16 m = lanes512(C - c);
-        const __m512 b = _mm512_maskz_loadu_ps(m, g->bias + c);
         __m512 acc[8];
-#pragma clang loop unroll(full)
-        for (int p = 0; p < 8; p++) acc[p] = b;
+        const __mmask16 m = start_block512(8, g->bias + c, C - c, acc);
         for (int ky = g->kyStart; ky < g->kyEnd; ky++) {
             const float *row = g->image + (long)(g->y0 + ky) * g->width * S + (long)x0 * S + c;
             const float *w = g->filter + (long)ky * KW * S + c;

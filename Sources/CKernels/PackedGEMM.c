@@ -134,16 +134,20 @@ TARGET512 INLINE void tile512(const int rows, const int two, const float *a, int
         else tile512(R, 0, a, k, p0, p1, bias, m0, m1, residual, slopes, lower, upper, c, n); \
         break;
 
+// The two 16-column panels of up to 32 `columns` at `panel` (k rows each) with their lanes, then
+// the tile of `rows` ≤ 12 rows by CASE(R), R a constant so the tile's loops unroll.
+#define TILE512_DISPATCH(CASE) \
+    int two = columns > 16; \
+    __mmask16 m0 = lanes512(columns), m1 = lanes512(columns - 16); \
+    const float *p0 = panel, *p1 = panel + (long)k * 16; \
+    switch (rows) { \
+        CASE(1) CASE(2) CASE(3) CASE(4) CASE(5) CASE(6) CASE(7) CASE(8) CASE(9) CASE(10) CASE(11) CASE(12) \
+    }
+
 // One tile of `rows` ≤ 12 rows and `columns` ≤ 32 columns starting at `panel`.
 TARGET512 static void any_tile512(int rows, int columns, const float *a, int k, const float *panel, const float *bias,
                                   const float *residual, const float *slopes, float lower, float upper, float *c, int n) {
-    int two = columns > 16;
-    __mmask16 m0 = lanes512(columns), m1 = lanes512(columns - 16);
-    const float *p0 = panel, *p1 = panel + (long)k * 16;
-    switch (rows) {
-        TILE512_CASE(1) TILE512_CASE(2) TILE512_CASE(3) TILE512_CASE(4) TILE512_CASE(5) TILE512_CASE(6)
-        TILE512_CASE(7) TILE512_CASE(8) TILE512_CASE(9) TILE512_CASE(10) TILE512_CASE(11) TILE512_CASE(12)
-    }
+    TILE512_DISPATCH(TILE512_CASE)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -315,13 +319,7 @@ TARGET512 static void any_direct_tile512(int rows, int columns, const float *ima
                                          int channels, int kyStart, int kyEnd, int kernelWidth, int kxStart, int kxEnd,
                                          const float *panel, int k, const float *bias, const float *slopes,
                                          float lower, float upper, float *c, int n) {
-    int two = columns > 16;
-    __mmask16 m0 = lanes512(columns), m1 = lanes512(columns - 16);
-    const float *p0 = panel, *p1 = panel + (long)k * 16;
-    switch (rows) {
-        DIRECT512_CASE(1) DIRECT512_CASE(2) DIRECT512_CASE(3) DIRECT512_CASE(4) DIRECT512_CASE(5) DIRECT512_CASE(6)
-        DIRECT512_CASE(7) DIRECT512_CASE(8) DIRECT512_CASE(9) DIRECT512_CASE(10) DIRECT512_CASE(11) DIRECT512_CASE(12)
-    }
+    TILE512_DISPATCH(DIRECT512_CASE)
 }
 
 int coach_direct_convolution_available(int channels) { return channels <= 4 && coach_kernels_isa() == 2; }
