@@ -53,13 +53,8 @@ extension PoseClassifierModel {
     }
 
     /// Class probabilities for each window (inference mode), in `labels` order, running
-    /// `batchSize` windows at a time. GEMMs run on one thread: a pose network's matrices are
-    /// too small for OpenBLAS's threads to pay (measured slower than one thread on 2 cores).
+    /// `batchSize` windows at a time.
     public func batchedProbabilities(for windows: [PoseWindow], batchSize: Int) -> [[Float]] {
-        ComputeThreads.withSingleThreadedBLAS { batchedProbabilitiesOnOneBLASThread(for: windows, batchSize: batchSize) }
-    }
-
-    private func batchedProbabilitiesOnOneBLASThread(for windows: [PoseWindow], batchSize: Int) -> [[Float]] {
         var result: [[Float]] = []
         result.reserveCapacity(windows.count)
         let c = labels.count

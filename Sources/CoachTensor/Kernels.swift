@@ -37,9 +37,8 @@ public enum Kernels {
         precondition(slopes == nil || activation == .none, "PReLU slopes replace the activation")
         let cout = outputChannels, chunk = chunkRows(outputChannels: cout)
         let chunks = (rows + chunk - 1) / chunk
-        // Each chunk is its own GEMM of fixed shape, so the result does not depend on how
-        // chunks are spread over threads. Chunks run in parallel only when OpenBLAS is
-        // single-threaded (otherwise its own threads already split each GEMM).
+        // Each chunk is its own GEMM of fixed shape (OpenBLAS on one thread), so the result does
+        // not depend on how chunks are spread over threads.
         let body = { (index: Int) in
             let start = index * chunk
             let m = Swift.min(chunk, rows - start)
@@ -67,11 +66,8 @@ public enum Kernels {
                          residual: residual.map { $0 + start * cout }, activation: activation)
             }
         }
-        if ComputeThreads.blasIsSingleThreaded {
-            parallelFor(chunks, body)
-        } else {
-            for index in 0..<chunks { body(index) }
-        }
+        ComputeThreads.prepareBLAS()
+        parallelFor(chunks, body)
     }
 
     /// A 1×1 convolution with weights packed once: output = act(input · W + bias [+ residual]),

@@ -17,10 +17,35 @@ extension Tensor {
             for i in 0..<m { for j in 0..<n { c[i * ldc + j] = beta == 0 ? 0 : beta * c[i * ldc + j] } }
             return
         }
-        cblas_sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
-                    transposeB ? CblasTrans : CblasNoTrans,
-                    Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb),
-                    beta, c, Int32(ldc))
+        // OpenBLAS runs single-threaded (see `ComputeThreads`); a large product is split here into
+        // pieces of rows or columns whose number depends on the shape alone — never the split of
+        // the sum over k — and the pieces run on Coach's threads. Each element is then the same
+        // OpenBLAS call's result whatever the thread count (issue 18: a job's ranks run with
+        // fewer threads than a single process, and must give its model bytes).
+        ComputeThreads.prepareBLAS()
+        let pieces = gemmPieces(m: m, n: n, k: k)
+        let splitRows = m >= n
+        let length = splitRows ? m : n
+        parallelFor(pieces) { piece in
+            let lower = piece * length / pieces, upper = (piece + 1) * length / pieces
+            let rows = splitRows ? upper - lower : m, columns = splitRows ? n : upper - lower
+            let aPiece = splitRows ? a + lower * (transposeA ? 1 : lda) : a
+            let bPiece = splitRows ? b : b + lower * (transposeB ? ldb : 1)
+            let cPiece = c + (splitRows ? lower * ldc : lower)
+            cblas_sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans,
+                        transposeB ? CblasTrans : CblasNoTrans,
+                        Int32(rows), Int32(columns), Int32(k), alpha, aPiece, Int32(lda), bPiece, Int32(ldb),
+                        beta, cPiece, Int32(ldc))
+        }
+    }
+
+    /// How many pieces `gemm` splits an m×n×k product into: one for small products, else up to 16
+    /// of at least 64 rows (or columns) and about two million multiply-adds each.
+    @inlinable
+    static func gemmPieces(m: Int, n: Int, k: Int) -> Int {
+        let work = m * n * k
+        guard work >= 1 << 22 else { return 1 }
+        return Swift.max(1, Swift.min(16, Swift.max(m, n) / 64, work >> 21))
     }
 
     /// The matrix product of two rank-2 tensors, optionally transposing either operand.
@@ -80,14 +105,44 @@ extension Tensor {
 
 /// Controls how many threads Coach's kernels and OpenBLAS use.
 public enum ComputeThreads {
-    /// The number of threads kernels split work across (default: the machine's cores).
-    nonisolated(unsafe) public private(set) static var count: Int = Swift.max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// The number of threads kernels split work across: `$COACH_THREADS` when set, else the CPUs
+    /// this process may run on (its affinity mask: `taskset`, a container's cpuset, or the core
+    /// `mpirun` bound it to), else the machine's cores. More threads than CPUs would only wait:
+    /// the pool's workers spin between jobs.
+    nonisolated(unsafe) public private(set) static var count: Int = defaultCount()
 
-    /// Sets the thread count for Coach's kernels and OpenBLAS.
+    /// The thread count a process starts with (see `count`).
+    public static func defaultCount(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
+        if let text = environment["COACH_THREADS"], let value = Int(text), value >= 1 { return Swift.min(value, 256) }
+        return allowedCPUCount() ?? Swift.max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// How many CPUs this process may run on (`Cpus_allowed` in /proc/self/status), when the
+    /// system says.
+    public static func allowedCPUCount() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) else { return nil }
+        let count = line.dropFirst("Cpus_allowed:".count).reduce(0) { total, character in
+            total + (character.hexDigitValue?.nonzeroBitCount ?? 0)
+        }
+        return count > 0 ? count : nil
+    }
+
+    /// Sets the thread count for Coach's kernels (OpenBLAS stays on one thread; see `prepareBLAS`).
     public static func set(_ n: Int) {
         count = Swift.max(1, n)
-        openblas_set_num_threads(Int32(count))
+        prepareBLAS()
     }
+
+    /// Puts OpenBLAS on one thread, once: Coach splits large products into pieces by shape and
+    /// runs them on its own threads, so results never depend on how many threads there are
+    /// (OpenBLAS's own threading gives other bits at other thread counts).
+    public static func prepareBLAS() { _ = blasPrepared }
+
+    private static let blasPrepared: Bool = {
+        openblas_set_num_threads(1)
+        return true
+    }()
 
     /// Marks threads that already run one share of a parallel job: kernels they call run
     /// inline instead of splitting again (no oversubscription).
@@ -101,49 +156,19 @@ public enum ComputeThreads {
     @inlinable
     public static var isInsideParallelJob: Bool { pthread_getspecific(serialKey) != nil || coach_pool_inside_task() != 0 }
 
-    private static let blasLock = NSLock()
-    nonisolated(unsafe) private static var singleThreadedBLASDepth = 0
-
-    /// True while some caller runs `withSingleThreadedBLAS` (OpenBLAS then uses one
-    /// thread per call, so callers may issue GEMMs from several threads at once).
-    public static var blasIsSingleThreaded: Bool {
-        blasLock.lock(); defer { blasLock.unlock() }
-        return count == 1 || singleThreadedBLASDepth > 0
-    }
-
-    /// Runs `body` with OpenBLAS using one thread per call (restored afterwards, also
-    /// when callers nest or overlap). Inside, Coach's kernels parallelise by splitting
-    /// work into fixed pieces themselves, so results do not depend on the thread count.
-    public static func withSingleThreadedBLAS<R>(_ body: () throws -> R) rethrows -> R {
-        if count == 1 { return try body() }   // OpenBLAS already runs on one thread
-        blasLock.lock()
-        if singleThreadedBLASDepth == 0 { openblas_set_num_threads(1) }
-        singleThreadedBLASDepth += 1
-        blasLock.unlock()
-        defer {
-            blasLock.lock()
-            singleThreadedBLASDepth -= 1
-            if singleThreadedBLASDepth == 0 { openblas_set_num_threads(Int32(count)) }
-            blasLock.unlock()
-        }
-        return try body()
-    }
-
-    /// Runs `body(worker)` for `workers` workers concurrently, with single-threaded BLAS;
-    /// kernels called inside run inline, so each worker owns one core. Use for coarse jobs
+    /// Runs `body(worker)` for `workers` workers concurrently; kernels called inside run inline, so each worker owns one core. Use for coarse jobs
     /// such as one image per worker.
     public static func forEachWorker(_ workers: Int, _ body: (Int) -> Void) {
         if workers <= 1 || isInsideParallelJob {
             for w in 0..<workers { body(w) }
             return
         }
-        withSingleThreadedBLAS {
-            withoutActuallyEscaping(body) { body in
-                DispatchQueue.concurrentPerform(iterations: workers) { w in
-                    pthread_setspecific(serialKey, UnsafeRawPointer(bitPattern: 1))
-                    defer { pthread_setspecific(serialKey, nil) }
-                    body(w)
-                }
+        prepareBLAS()
+        withoutActuallyEscaping(body) { body in
+            DispatchQueue.concurrentPerform(iterations: workers) { w in
+                pthread_setspecific(serialKey, UnsafeRawPointer(bitPattern: 1))
+                defer { pthread_setspecific(serialKey, nil) }
+                body(w)
             }
         }
     }

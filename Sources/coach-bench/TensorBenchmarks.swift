@@ -11,6 +11,8 @@ enum TensorBenchmarks {
         let n = 1024
         let a = Tensor.randomNormal([n, n], using: &g), b = Tensor.randomNormal([n, n], using: &g)
         var c = [Float](repeating: 0, count: n * n)
+        // Raw OpenBLAS on its own threads (Coach keeps it on one and splits products itself).
+        openblas_set_num_threads(Int32(threads))
         let raw = Timing.medianSeconds {
             a.withUnsafeBufferPointer { pa in
                 b.withUnsafeBufferPointer { pb in
@@ -19,6 +21,7 @@ enum TensorBenchmarks {
                 }
             }
         }
+        openblas_set_num_threads(1)
         let coach = Timing.medianSeconds { _ = Tensor.matmul(a, b) }
         let flops = 2 * Double(n * n * n)
         print("matmul 1024²: coach \(format(flops / coach / 1e9, 1)) GFLOP/s, raw cblas_sgemm \(format(flops / raw / 1e9, 1)) GFLOP/s")

@@ -95,9 +95,7 @@ public final class ActionClassifierModel: PoseClassifierModel {
         let network = batchedProbabilities(for: windows, batchSize: batchSize)
         guard let head = randomConvolution, !windows.isEmpty else { return network }
         let classes = labels.count
-        let headProbabilities = ComputeThreads.withSingleThreadedBLAS {
-            head.logits(encoded: encoding.encode(windows), encoding: encoding).softmax(axis: -1)
-        }
+        let headProbabilities = head.logits(encoded: encoding.encode(windows), encoding: encoding).softmax(axis: -1)
         return headProbabilities.withUnsafeBufferPointer { p in
             network.enumerated().map { n, row in
                 (0..<classes).map { c in (1 - randomConvolutionWeight) * row[c] + randomConvolutionWeight * p[n * classes + c] }

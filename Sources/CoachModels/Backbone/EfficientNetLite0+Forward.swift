@@ -71,7 +71,6 @@ struct ForwardPlan {
         var stride32 = outputs.contains(.stride32) ? [Float](repeating: 0, count: batch * headCount) : []
         let net = network
         let batch = self.batch, height = self.height, width = self.width
-        ComputeThreads.withSingleThreadedBLAS {
         images.withUnsafeBufferPointer { pixels in
         features.withUnsafeMutableBufferPointer { featureBuffer in
         stride16.withUnsafeMutableBufferPointer { stride16Buffer in
@@ -116,7 +115,6 @@ struct ForwardPlan {
                     }
                 }
             }
-        }
         }
         }
         }

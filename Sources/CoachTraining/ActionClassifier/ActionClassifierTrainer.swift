@@ -127,11 +127,10 @@ public struct ActionClassifierTrainer {
             let fitting = RandomConvolutionFitting(featureCount: config.randomConvolutionFeatures, sampler: sampler,
                                                    encoding: encoding, augmenter: augmenter, observer: observer)
             var headGenerator = SeededGenerator(seed: headSeed)
-            model.randomConvolution = ComputeThreads.withSingleThreadedBLAS {
-                fitting.fit(sequences: trainingItems.map { prepared[$0] }, targets: trainingItems.map { targets[$0] },
-                            groups: trainingItems.map { examples[$0].clipIndex }, classCount: labels.count,
-                            generator: &headGenerator)
-            }
+            model.randomConvolution = fitting.fit(sequences: trainingItems.map { prepared[$0] },
+                                                  targets: trainingItems.map { targets[$0] },
+                                                  groups: trainingItems.map { examples[$0].clipIndex }, classCount: labels.count,
+                                                  generator: &headGenerator)
             if !validationItems.isEmpty {
                 // The head's share of the mean: the one with the lowest validation loss (the
                 // validation clips were seen by neither member's fit).

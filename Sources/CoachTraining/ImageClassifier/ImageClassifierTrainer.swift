@@ -175,8 +175,7 @@ public struct ImageClassifierTrainer {
         emit(.note("training a \(config.classifier == .logistic ? "logistic regression" : "multilayer perceptron") head on \(trainingRows.count) feature vectors (\(views.count) view\(views.count == 1 ? "" : "s") per training image)"))
         var fit: HeadFit, penalty: Double? = nil
         if config.classifier == .logistic {
-            // Small GEMMs (N × 1280 × classes): OpenBLAS's threads would only wait on each other.
-            (fit, penalty) = ComputeThreads.withSingleThreadedBLAS { fitLogisticHead(data, configuration: config, observer: observer) }
+            (fit, penalty) = fitLogisticHead(data, configuration: config, observer: observer)
         } else {
             fit = fitMLPHead(data, configuration: config, observer: observer)
         }
@@ -202,11 +201,9 @@ public struct ImageClassifierTrainer {
         var finalHead = measuredHead
         if let penalty, heldOut, let validation = data.validation {
             let features = Tensor.concatenate([data.training, validation], axis: 0)
-            let refit = ComputeThreads.withSingleThreadedBLAS {
-                SoftmaxRegression(l2Penalty: penalty).fit(
-                    features: features, labels: data.trainingLabels + data.validationLabels, classCount: labels.count,
-                    maximumIterations: config.effectiveMaximumIterations)
-            }
+            let refit = SoftmaxRegression(l2Penalty: penalty).fit(
+                features: features, labels: data.trainingLabels + data.validationLabels, classCount: labels.count,
+                maximumIterations: config.effectiveMaximumIterations)
             finalHead = head([ImageClassifierHead.Layer(weight: refit.parameters.weight, bias: refit.parameters.bias)])
             emit(.note("refitted on the training and validation images together (L2 penalty \(penalty))"))
         }

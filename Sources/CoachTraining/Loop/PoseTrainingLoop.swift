@@ -89,18 +89,6 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
     /// `trainingCount` and `validationCount` examples of `unit` are reported in the result.
     func run(checkpoint: URL?, resume: Bool, shouldContinue: ((Int) -> Bool)?, trainingCount: Int, validationCount: Int,
              unit: String) throws -> PoseClassifierTrainingResult<Model, Configuration> {
-        // A pose network's matrices are small: OpenBLAS's threads would spend their time waiting
-        // for each other (measured: a third of the CPU time in sched_yield), so each GEMM runs on
-        // one thread and Coach's own kernels split the larger element-wise passes across cores.
-        try ComputeThreads.withSingleThreadedBLAS {
-            try runSingleThreadedBLAS(checkpoint: checkpoint, resume: resume, shouldContinue: shouldContinue,
-                                      trainingCount: trainingCount, validationCount: validationCount, unit: unit)
-        }
-    }
-
-    private func runSingleThreadedBLAS(checkpoint: URL?, resume: Bool, shouldContinue: ((Int) -> Bool)?,
-                                       trainingCount: Int, validationCount: Int,
-                                       unit: String) throws -> PoseClassifierTrainingResult<Model, Configuration> {
         typealias Checkpoint = TrainingCheckpoint<Configuration>
         let config = configuration
         let network = model.network
