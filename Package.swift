@@ -49,6 +49,9 @@ let package = Package(
                                  .linkedLibrary("exif")]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        // Open MPI (Debian: libopenmpi-dev, openmpi-bin): ranks and collectives for jobs over many
+        // processes and machines (issue 18), behind `Communicator` in CoachTraining.
+        .systemLibrary(name: "CMPI", pkgConfig: "ompi-c", providers: [.apt(["libopenmpi-dev"])]),
         // FFmpeg (Debian: libavformat-dev, libavcodec-dev, libswscale-dev, libavutil-dev): a C
         // shim because the API leans on macros (AVERROR, AV_NOPTS_VALUE) and side data.
         .target(name: "CVideo",
@@ -81,7 +84,7 @@ let package = Package(
         .target(name: "CoachModels",
                 dependencies: ["CoachNN", "CoachData", "CHDF5", "COpenSSL"],
                 swiftSettings: numericSettings),
-        .target(name: "CoachTraining", dependencies: ["CoachModels"],
+        .target(name: "CoachTraining", dependencies: ["CoachModels", "CMPI"],
                 swiftSettings: numericSettings),
         .target(name: "CoachRuntime", dependencies: ["CoachModels", "CoachVision"],
                 swiftSettings: numericSettings),

@@ -21,6 +21,19 @@ public struct LetterboxTransform: Equatable, Sendable {
     /// Row of the canvas where the image's top edge starts.
     public var offsetY: Int
 
+    /// A placement from its sizes and offset.
+    public init(originalWidth: Int, originalHeight: Int, width: Int, height: Int, contentWidth: Int, contentHeight: Int,
+                offsetX: Int, offsetY: Int) {
+        self.originalWidth = originalWidth
+        self.originalHeight = originalHeight
+        self.width = width
+        self.height = height
+        self.contentWidth = contentWidth
+        self.contentHeight = contentHeight
+        self.offsetX = offsetX
+        self.offsetY = offsetY
+    }
+
     /// Horizontal scale, `contentWidth / originalWidth` (equal to `scaleY` up to rounding).
     public var scaleX: Double { Double(contentWidth) / Double(originalWidth) }
     /// Vertical scale, `contentHeight / originalHeight`.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import CoachTensor
+import CoachTraining
 
 /// The `coach` command: train, evaluate and run the vision models behind coaching apps.
 @main
@@ -22,6 +23,13 @@ struct Coach: ParsableCommand {
                 print(fullMessage(for: readable))
                 Console.finishStandardOutput()
                 Foundation.exit(0)
+            }
+            if let job = Communicator.current, job.size > 1 {
+                // A rank that fails ends every rank at once (the others may be waiting for it in a
+                // collective): MPI_Abort, after its message.
+                let message = fullMessage(for: readable)
+                if !message.isEmpty { Console.error(message) }
+                job.abort(exitCode: exitCode(for: readable).rawValue)
             }
             exit(withError: readable)
         }

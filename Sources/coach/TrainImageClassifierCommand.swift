@@ -90,6 +90,7 @@ struct TrainImageClassifierCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            let job = try Job.start()
             try OutputGuard.checkModelOutput(output, task: .imageClassifier, overwrite: overwrite,
                                              inputs: [data, backbone ?? Backbone.defaultLocation()?.path], dataFolders: [data])
             var configuration = ImageClassifierTrainingConfiguration()
@@ -103,12 +104,14 @@ struct TrainImageClassifierCommand: ParsableCommand {
             let backboneModel = try loadBackbone(backbone)
             let cache: FeatureCache? = noFeatureCache ? nil
                 : FeatureCache(directory: featureCache.map { URL(fileURLWithPath: $0) } ?? FeatureCache.defaultDirectory())
-            let trainer = try ImageClassifierTrainer(configuration: configuration, backbone: backboneModel,
-                                                     featureCache: cache, observer: Console.observer(quiet: quiet))
+            var trainer = try ImageClassifierTrainer(configuration: configuration, backbone: backboneModel,
+                                                     featureCache: cache, observer: job.isRoot ? Console.observer(quiet: quiet) : nil)
+            trainer.communicator = job
             let outputURL = URL(fileURLWithPath: output)
             let start = Date()
             let result = try trainer.train(data: URL(fileURLWithPath: data), validation: validation.map { URL(fileURLWithPath: $0) },
                                            name: name ?? outputURL.deletingPathExtension().lastPathComponent)
+            guard job.isRoot else { return }
             try result.model.modelFile().write(to: outputURL)
             let seconds = Date().timeIntervalSince(start)
             var line = "wrote \(output) (\(result.model.labels.count) classes, \(result.model.head.kind) head, trained in \(Console.duration(seconds))"

@@ -40,6 +40,11 @@ enum CoachExecutable {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
+        return try finish(process)
+    }
+
+    /// Runs `process` (configured but not started) and waits for it, capturing its output.
+    static func finish(_ process: Process) throws -> Result {
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

@@ -19,6 +19,9 @@ public struct CompactFloats: Sendable, Equatable {
         }
     }
 
+    /// Values stored as these bfloat16 bit patterns (as `bits` gives them).
+    public init(bits: [UInt16]) { self.bits = bits }
+
     /// The number of values.
     public var count: Int { bits.count }
 

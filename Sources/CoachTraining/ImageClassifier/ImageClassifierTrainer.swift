@@ -43,6 +43,10 @@ public struct ImageClassifierTrainer {
     public var featureCache: FeatureCache?
     /// Receives progress, notes, warnings and per-iteration summaries.
     public var observer: TrainingObserver?
+    /// The job's processes: each hashes and extracts the features of its share of the images, and
+    /// every rank fits the same head on all of them (the fit is deterministic and takes seconds,
+    /// less than sending a model), so any number of ranks gives a single process's model bytes.
+    public var communicator: Communicator = .single
 
     /// A trainer; throws `ImageClassifierTrainingError.invalidConfiguration` listing every bad value.
     public init(configuration: ImageClassifierTrainingConfiguration, backbone: Backbone,
@@ -87,15 +91,26 @@ public struct ImageClassifierTrainer {
 
         // Content hashes: cache keys and duplicate detection.
         var skipped: [String] = [], warnings: [String] = []
-        func hashed(_ files: [LabeledImageFile]) -> [(file: LabeledImageFile, sha: String)] {
-            files.compactMap { file in
-                do { return (file, try FileDigest.sha256(ofFileAt: file.url)) } catch {
-                    skipped.append("\(file.url.path): \((error as? LocalizedError)?.errorDescription ?? "\(error)")")
-                    return nil
+        let everyFile = trainingFiles + validationFiles + testFiles
+        let hashes = try communicator.gatherShares(count: everyFile.count) { share in
+            share.map { index -> FileHashOutcome in
+                do { return FileHashOutcome(sha256: try FileDigest.sha256(ofFileAt: everyFile[index].url), problem: nil) } catch {
+                    return FileHashOutcome(sha256: nil, problem: (error as? LocalizedError)?.errorDescription ?? "\(error)")
                 }
             }
         }
-        let training = hashed(trainingFiles), validation = hashed(validationFiles), test = hashed(testFiles)
+        func hashed(_ range: Range<Int>) -> [(file: LabeledImageFile, sha: String)] {
+            range.compactMap { index in
+                guard let sha = hashes[index].sha256 else {
+                    skipped.append("\(everyFile[index].url.path): \(hashes[index].problem ?? "unreadable")")
+                    return nil
+                }
+                return (everyFile[index], sha)
+            }
+        }
+        let training = hashed(0..<trainingFiles.count)
+        let validation = hashed(trainingFiles.count..<(trainingFiles.count + validationFiles.count))
+        let test = hashed((trainingFiles.count + validationFiles.count)..<everyFile.count)
         emit(.note("training data: \(root) (\(trainingFiles.count) training, \(validationFiles.count) validation"
                    + (testFiles.isEmpty ? "" : ", \(testFiles.count) test") + " images)"))
         if !ignored.isEmpty {
@@ -118,8 +133,8 @@ public struct ImageClassifierTrainer {
         let sources = all.map { ImageSource(url: $0.file.url, fileSHA256: $0.sha) }
         let views = [ImageView(augmentationIndex: nil)] + extraction.augmentations.indices.map { ImageView(augmentationIndex: $0) }
         if let cache = featureCache { emit(.note("feature cache: \(cache.directory.path)")) }
-        let extracted = extraction.run(sources: sources, views: { $0 < training.count ? views : [views[0]] },
-                                       phase: "extracting features", observer: observer)
+        let extracted = try extraction.run(sources: sources, views: { $0 < training.count ? views : [views[0]] },
+                                           phase: "extracting features", observer: observer, communicator: communicator)
         if extracted.cacheHits > 0 { emit(.note("\(extracted.cacheHits) of \(extracted.cacheHits + extracted.computed) image views read from the feature cache")) }
         if let failure = extracted.cacheWriteFailure { emit(.warning("could not write the feature cache: \(failure)")) }
         for failure in extracted.failures {

@@ -19,6 +19,68 @@ public struct DetectorTrainingView: Sendable {
     public var fullScaleX: Double
     /// Multiply decoded-image y coordinates by this to get full-size ones.
     public var fullScaleY: Double
+
+    /// A view from its parts.
+    public init(imageIndex: Int, viewIndex: Int, maps: DetectorFeatureMaps, target: DetectionTarget,
+                transform: LetterboxTransform, fullScaleX: Double, fullScaleY: Double) {
+        self.imageIndex = imageIndex
+        self.viewIndex = viewIndex
+        self.maps = maps
+        self.target = target
+        self.transform = transform
+        self.fullScaleX = fullScaleX
+        self.fullScaleY = fullScaleY
+    }
+}
+
+extension DetectorTrainingView: WireCodable {
+    public func write(to writer: inout WireWriter) {
+        writer.write(imageIndex)
+        writer.write(viewIndex)
+        for map in [maps.stride32, maps.stride16] {
+            writer.write(map.count)
+            map.bits.withUnsafeBytes { writer.append($0) }
+        }
+        writer.write(target.classIndices.count)
+        for (box, label) in zip(target.boxes, target.classIndices) {
+            writer.write(label)
+            for value in [box.minX, box.minY, box.maxX, box.maxY] { writer.write(value) }
+        }
+        for value in [transform.originalWidth, transform.originalHeight, transform.width, transform.height,
+                      transform.contentWidth, transform.contentHeight, transform.offsetX, transform.offsetY] {
+            writer.write(value)
+        }
+        writer.write(fullScaleX)
+        writer.write(fullScaleY)
+    }
+
+    public init(from reader: inout WireReader) throws {
+        imageIndex = try reader.readInt()
+        viewIndex = try reader.readInt()
+        var compact: [CompactFloats] = []
+        for _ in 0..<2 {
+            let count = try reader.readInt()
+            let bytes = try reader.take(2 * max(0, count))
+            compact.append(CompactFloats(bits: bytes.withUnsafeBytes { raw in
+                (0..<count).map { UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self)) }
+            }))
+        }
+        maps = DetectorFeatureMaps(stride32: compact[0], stride16: compact[1])
+        let boxCount = try reader.readInt()
+        guard boxCount >= 0, boxCount < 1 << 24 else { throw WireError.truncated }
+        var boxes: [BoundingBox] = [], labels: [Int] = []
+        for _ in 0..<boxCount {
+            labels.append(try reader.readInt())
+            boxes.append(BoundingBox(minX: try reader.readDouble(), minY: try reader.readDouble(),
+                                     maxX: try reader.readDouble(), maxY: try reader.readDouble()))
+        }
+        target = DetectionTarget(boxes: boxes, classIndices: labels)
+        let t = try (0..<8).map { _ in try reader.readInt() }
+        transform = LetterboxTransform(originalWidth: t[0], originalHeight: t[1], width: t[2], height: t[3],
+                                       contentWidth: t[4], contentHeight: t[5], offsetX: t[6], offsetY: t[7])
+        fullScaleX = try reader.readDouble()
+        fullScaleY = try reader.readDouble()
+    }
 }
 
 /// Builds cached views: decodes each image once (JPEGs at reduced scale when large),
@@ -33,17 +95,18 @@ struct DetectorViewBuilder {
     let pipeline: AugmentationPipeline
     let seed: UInt64
 
-    /// Views `0..<viewsPerImage` of every image in `images` (view 0 unaugmented).
-    func build(_ images: [AnnotatedImage], viewsPerImage: Int, phase: String,
+    /// Views `0..<viewsPerImage` of the images of `images` at `range` (all by default; view 0 unaugmented).
+    func build(_ images: [AnnotatedImage], range: Range<Int>? = nil, viewsPerImage: Int, phase: String,
                observer: TrainingObserver?) throws -> [DetectorTrainingView] {
-        let total = images.count * viewsPerImage
+        let range = range ?? images.indices
+        let total = range.count * viewsPerImage
         var meter = ProgressMeter(phase: phase, total: total)
         var result: [DetectorTrainingView] = []
         result.reserveCapacity(total)
         let imagesPerChunk = max(1, 16 / viewsPerImage)
-        var start = 0
-        while start < images.count {
-            let chunk = Array(start..<min(images.count, start + imagesPerChunk))
+        var start = range.lowerBound
+        while start < range.upperBound {
+            let chunk = Array(start..<min(range.upperBound, start + imagesPerChunk))
             var encoded: [(index: Int, view: Int, pixels: [Float], target: DetectionTarget, transform: LetterboxTransform,
                            scaleX: Double, scaleY: Double)] = []
             for index in chunk {

@@ -56,9 +56,13 @@ public enum ObjectDetectorTrainer {
         }
     }
 
-    /// Builds the cached views for `configuration` (see `CachedViews`).
+    /// Builds the cached views for `configuration` (see `CachedViews`). With several ranks, each
+    /// builds the views of its share of the images (contiguous, in file order) and every rank gets
+    /// all of them, in a single process's order and with its bits (each view's augmentation derives
+    /// from the seed, the image's index and the view alone).
     public static func cacheViews(training: DetectionDataset, validation: DetectionDataset?, backbone: Backbone,
                                   configuration: ObjectDetectorTrainingConfiguration,
+                                  communicator: Communicator = .single,
                                   observer: TrainingObserver? = nil) throws -> CachedViews {
         if !configuration.problems.isEmpty { throw ObjectDetectorTrainingError.invalidConfiguration(configuration.problems) }
         let labels = training.labels
@@ -77,10 +81,16 @@ public enum ObjectDetectorTrainer {
                             + String(format: "to keep the cache of %d images within %.1f GB", training.images.count,
                                      Double(ObjectDetectorTrainingConfiguration.viewCacheBudgetBytes) / 1e9)))
         }
-        let views = try builder.build(training.images, viewsPerImage: viewsPerImage,
-                                      phase: "caching backbone maps", observer: observer)
+        func sharedBuild(_ images: [AnnotatedImage], viewsPerImage: Int, phase: String) throws -> [DetectorTrainingView] {
+            try communicator.gatherShares(count: images.count) { share in
+                let scale = Double(images.count) / Double(max(1, share.count))
+                return try builder.build(images, range: share, viewsPerImage: viewsPerImage, phase: phase,
+                                         observer: observer.map { ImageFeatureExtraction.scaledProgress($0, by: scale) })
+            }
+        }
+        let views = try sharedBuild(training.images, viewsPerImage: viewsPerImage, phase: "caching backbone maps")
         let validationViews = try validation.map {
-            try builder.build($0.images, viewsPerImage: 1, phase: "caching validation maps", observer: observer)
+            try sharedBuild($0.images, viewsPerImage: 1, phase: "caching validation maps")
         }
         let seconds = ProgressMeter.now() - start
         let megabytes = Double(views.reduce(0) { $0 + $1.maps.byteCount }) / 1_048_576

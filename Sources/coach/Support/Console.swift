@@ -7,9 +7,14 @@ enum Console {
     /// Whether stderr is a terminal (progress lines are redrawn in place only then).
     static let stderrIsTerminal = isatty(STDERR_FILENO) != 0
 
+    /// Set on the ranks of an MPI job other than 0 ("rank 1 of 2 on host"): they print no results,
+    /// notes or progress (rank 0 speaks for the job), only their own errors, named by this.
+    nonisolated(unsafe) static var followerName: String?
+
     /// Writes a result line to stdout. A result that cannot be written (a full disk, `/dev/full`, a
     /// closed pipe) ends the command with an error and exit status 74 (EX_IOERR) — never a silent 0.
     static func print(_ line: String = "") {
+        guard followerName == nil else { return }
         let bytes = Array((line + "\n").utf8)
         var written = 0
         while written < bytes.count {
@@ -50,6 +55,7 @@ enum Console {
 
     /// Writes a line to stderr.
     static func note(_ line: String) {
+        guard followerName == nil else { return }
         clearProgress()
         writeDiagnostic((line + "\n"))
     }
@@ -58,7 +64,10 @@ enum Console {
     static func warning(_ line: String) { note("warning: \(line)") }
 
     /// Writes an error to stderr.
-    static func error(_ line: String) { note("error: \(line)") }
+    static func error(_ line: String) {
+        if let followerName { return writeDiagnostic("error (\(followerName)): \(line)\n") }
+        note("error: \(line)")
+    }
 
     nonisolated(unsafe) private static var progressShown = false
     nonisolated(unsafe) private static var lastLoggedProgress: (phase: String, time: Double)? = nil
@@ -71,6 +80,7 @@ enum Console {
     /// otherwise written as a line when the phase starts and then every
     /// `loggedProgressInterval` seconds.
     static func progress(_ line: String, phase: String) {
+        guard followerName == nil else { return }
         if stderrIsTerminal {
             writeDiagnostic(("\r\u{1B}[K" + line))
             progressShown = true

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Two "hosts" on one machine (issue 18): network namespaces coach-a and coach-b joined by a veth
+# pair, an SSH server in coach-b, and `mpirun --host A:1,B:1` started in coach-a — what a cluster
+# does, without a cluster. Trains an image classifier and an object detector over the two hosts
+# and checks that the model bytes equal a single-host two-rank run's and a plain run's.
+# Needs root, iproute2, openssh-server/-client and Open MPI (`make scale-check` installs them).
+# Traffic stays on 10.77.0.0/24 inside the two namespaces; everything is torn down on exit.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+COACH=${COACH:-$PWD/.build/release/coach}
+SUBNET=10.77.0.0/24 A=10.77.0.1 B=10.77.0.2
+WORK=$(mktemp -d /tmp/coach-scale.XXXXXX)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+[ "$(id -u)" = 0 ] || { echo "error: the two-host check makes network namespaces: run it as root" >&2; exit 1; }
+for tool in ip /usr/sbin/sshd ssh ssh-keygen mpirun; do
+  command -v "$tool" >/dev/null || { echo "error: $tool not found (make scale-check installs iproute2, openssh-server, openmpi-bin)" >&2; exit 1; }
+done
+[ -x "$COACH" ] || { echo "error: $COACH not built (make build)" >&2; exit 1; }
+
+cleanup() {
+  [ -f "$WORK/sshd.pid" ] && kill "$(cat "$WORK/sshd.pid")" 2>/dev/null || true
+  ip netns del coach-a 2>/dev/null || true
+  ip netns del coach-b 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+cleanup_only_netns() { ip netns del coach-a 2>/dev/null || true; ip netns del coach-b 2>/dev/null || true; }
+cleanup_only_netns
+
+echo "==> two hosts: namespaces coach-a ($A) and coach-b ($B), joined by a veth pair"
+ip netns add coach-a
+ip netns add coach-b
+ip link add coach-va type veth peer name coach-vb
+ip link set coach-va netns coach-a
+ip link set coach-vb netns coach-b
+ip -n coach-a addr add $A/24 dev coach-va
+ip -n coach-b addr add $B/24 dev coach-vb
+for ns in coach-a coach-b; do
+  ip -n $ns link set lo up
+  ip -n $ns link set "coach-v${ns#coach-}" up
+done
+
+echo "==> an SSH server on $B, with a key made for this check"
+mkdir -p /run/sshd
+ssh-keygen -q -t ed25519 -N "" -f "$WORK/host_key"
+ssh-keygen -q -t ed25519 -N "" -f "$WORK/key"
+cp "$WORK/key.pub" "$WORK/authorized_keys"
+chmod 600 "$WORK/authorized_keys"
+ip netns exec coach-b /usr/sbin/sshd -f /dev/null -h "$WORK/host_key" -o ListenAddress=$B -o PermitRootLogin=yes \
+  -o AuthorizedKeysFile="$WORK/authorized_keys" -o StrictModes=no -o PidFile="$WORK/sshd.pid" -o UsePAM=no
+cat > "$WORK/ssh-agent.sh" <<AGENT
+#!/bin/sh
+exec ssh -i "$WORK/key" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR "\$@"
+AGENT
+chmod +x "$WORK/ssh-agent.sh"
+for attempt in $(seq 50); do
+  ip netns exec coach-a "$WORK/ssh-agent.sh" $B true 2>/dev/null && break
+  sleep 0.1
+done
+ip netns exec coach-a "$WORK/ssh-agent.sh" $B true
+
+MPI_TCP=(--mca btl self,tcp --mca btl_tcp_if_include $SUBNET --mca oob_tcp_if_include $SUBNET)
+on_two_hosts() {  # on_two_hosts PROGRAM ARGS…: one rank on each host
+  ip netns exec coach-a mpirun --allow-run-as-root --host $A:1,$B:1 -np 2 --mca plm_rsh_agent "$WORK/ssh-agent.sh" \
+    "${MPI_TCP[@]}" -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -x PATH "$@"
+}
+two_hosts() { on_two_hosts "$COACH" "$@"; }
+one_host() { mpirun --allow-run-as-root --oversubscribe -np 2 "$COACH" "$@"; }
+
+echo "==> where the ranks run (each namespace's own address):"
+placement=$(on_two_hosts sh -c 'echo "rank $OMPI_COMM_WORLD_RANK: $(ip -o -4 addr show scope global | awk "{print \$4}")"' | sort)
+echo "$placement" | sed 's/^/    /'
+[ "$(echo "$placement" | grep -c "$A/24\|$B/24")" = 2 ] && echo "$placement" | grep -q "$A/24" && echo "$placement" | grep -q "$B/24" \
+  || { echo "error: the two ranks did not run one on each host" >&2; exit 1; }
+
+"$COACH" generate-samples --output "$WORK/samples" --only sports-gear >/dev/null
+fail=0
+check() {  # check NAME ARGS… : plain, one host × 2 ranks, two hosts × 1 rank each; same bytes
+  local name=$1; shift
+  mkdir -p "$WORK/$name"/{plain,one-host,two-hosts}
+  echo "==> $name: a plain run, 2 ranks on one host, 1 rank on each of two hosts"
+  "$COACH" "$@" --output "$WORK/$name/plain/model.h5" >/dev/null 2>"$WORK/$name/plain.log"
+  one_host "$@" --output "$WORK/$name/one-host/model.h5" >/dev/null 2>"$WORK/$name/one-host.log"
+  local start=$SECONDS
+  two_hosts "$@" --output "$WORK/$name/two-hosts/model.h5" >/dev/null 2>"$WORK/$name/two-hosts.log" \
+    || { cat "$WORK/$name/two-hosts.log" >&2; fail=1; return; }
+  echo "    two hosts: $((SECONDS - start)) s"
+  sha256sum "$WORK/$name"/*/model.h5 | sed "s|$WORK/||; s|^|    |"
+  if [ "$(sha256sum "$WORK/$name"/*/model.h5 | cut -d' ' -f1 | sort -u | wc -l)" = 1 ]; then
+    echo "    $name: the same model bytes on one process, one host and two hosts"
+  else
+    echo "    $name: MODEL BYTES DIFFER" >&2; fail=1
+  fi
+}
+check image-classifier train image-classifier --data "$WORK/samples/sports-gear" --no-feature-cache --augment flip --seed 1
+check object-detector train object-detector --annotations datasets/cornhole/train/annotations.json --views-per-image 2 \
+  --max-iterations 40 --seed 1
+[ $fail = 0 ] && echo "two-host check: passed" || { echo "two-host check: FAILED" >&2; exit 1; }

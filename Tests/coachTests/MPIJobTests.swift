@@ -1,0 +1,179 @@
+import CoachData
+import Foundation
+import TestSupport
+import XCTest
+
+/// `mpirun -np N coach train …` (issue 18) with local ranks: the ranks share the backbone work
+/// and the job writes a single process's model bytes; a rank that is killed ends the job at once
+/// with a message naming it, and `--resume` finishes the job.
+final class MPIJobTests: XCTestCase {
+    /// `mpirun`, or a loud skip (`make deps` installs Open MPI).
+    static func mpirun(file: String = #fileID, function: String = #function) throws -> String {
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
+            let path = "\(folder)/mpirun"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw skipTest("SKIPPED: no mpirun on PATH (Debian: openmpi-bin; `make deps` installs it)", file: file, function: function)
+    }
+
+    /// Open MPI refuses root unless told (CI and containers run as root); `--oversubscribe` lets a
+    /// 2-core machine run more ranks than cores.
+    static let environment = ["OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"]
+
+    /// `mpirun -np ranks coach arguments…`, waited for.
+    static func runJob(ranks: Int, _ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> CoachExecutable.Result {
+        let process = try jobProcess(ranks: ranks, arguments, extraEnvironment: extraEnvironment)
+        return try CoachExecutable.finish(process)
+    }
+
+    static func jobProcess(ranks: Int, _ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try mpirun())
+        process.arguments = ["-np", "\(ranks)", "--oversubscribe", try CoachExecutable.location().path] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(extraEnvironment) { $1 }) { $1 }
+        return process
+    }
+
+    /// Cornhole crops (real photos; FORMATS §1 folders) in `directory`.
+    static func crops(in directory: URL) throws -> URL {
+        let annotations = try SharedData.require("data/cornhole/images/annotations.json")
+        var exporter = DetectionCropExporter()
+        exporter.maximumCropsPerLabelPerPhoto = 1
+        exporter.backgroundCropsPerPhoto = 1
+        _ = try exporter.export(annotations: annotations, to: directory)
+        return directory
+    }
+
+    /// A model file at `folder/name/model.h5` (the file name is recorded in the model, so every run
+    /// writes one of the same name in a folder of its own).
+    static func output(_ folder: URL, _ name: String) throws -> URL {
+        let run = folder.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: run, withIntermediateDirectories: true)
+        return run.appendingPathComponent("model.h5")
+    }
+
+    func testImageClassifierOnTwoRanksWritesTheSingleProcessBytes() throws {
+        _ = try Self.mpirun()
+        let folder = try temporaryDirectory(self)
+        let data = try Self.crops(in: folder.appendingPathComponent("crops"))
+        // A file no decoder reads, in the second rank's share: skipped and named as a single process does.
+        let broken = data.appendingPathComponent("train/red_bag/zzzz-broken.jpg")
+        try Data("not a JPEG".utf8).write(to: broken)
+        func arguments(_ output: URL) -> [String] {
+            ["train", "image-classifier", "--data", data.path, "--output", output.path, "--no-feature-cache", "--seed", "2"]
+        }
+        let plainURL = try Self.output(folder, "plain")
+        let plain = try CoachExecutable.run(arguments(plainURL))
+        XCTAssertEqual(plain.exitCode, 0, plain.standardError)
+        let expected = try Data(contentsOf: plainURL)
+        for ranks in [1, 2] {
+            let url = try Self.output(folder, "ranks-\(ranks)")
+            let job = try Self.runJob(ranks: ranks, arguments(url))
+            XCTAssertEqual(job.exitCode, 0, job.standardError)
+            XCTAssertEqual(try Data(contentsOf: url), expected, "mpirun -np \(ranks) wrote other bytes than a plain run")
+            // Rank 0 alone speaks: one summary, the same warning for the unreadable file, the same test table.
+            XCTAssertEqual(job.standardOutput.components(separatedBy: "wrote ").count, 2, job.standardOutput)
+            XCTAssertEqual(job.standardError.components(separatedBy: "zzzz-broken.jpg").count,
+                           plain.standardError.components(separatedBy: "zzzz-broken.jpg").count, job.standardError)
+            XCTAssertTrue(job.standardError.contains("zzzz-broken.jpg"), job.standardError)
+            func table(_ text: String) -> Substring? { text.range(of: "test data:").map { text[$0.lowerBound...] } }
+            XCTAssertEqual(table(job.standardOutput), table(plain.standardOutput))
+            XCTAssertNotNil(table(plain.standardOutput))
+        }
+    }
+
+    func testMoreRanksThanFilesEndsAsASingleProcessDoes() throws {
+        _ = try Self.mpirun()
+        let folder = try temporaryDirectory(self)
+        let data = folder.appendingPathComponent("two")
+        for (label, shade) in [("dark", 40), ("light", 220)] {
+            let directory = data.appendingPathComponent(label)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try RGBImage(width: 32, height: 32, color: RGBColor(red: UInt8(shade), green: UInt8(shade), blue: UInt8(shade)))
+                .writePNG(to: directory.appendingPathComponent("only.png"))
+        }
+        func arguments(_ output: URL) -> [String] {
+            ["train", "image-classifier", "--data", data.path, "--output", output.path, "--no-feature-cache"]
+        }
+        let plainURL = try Self.output(folder, "plain")
+        let plain = try CoachExecutable.run(arguments(plainURL))
+        let jobURL = try Self.output(folder, "job")
+        let job = try Self.runJob(ranks: 3, arguments(jobURL))
+        // Whatever a single process makes of two photos, three ranks make the same, and end.
+        if plain.exitCode == 0 {
+            XCTAssertEqual(job.exitCode, 0, job.standardError)
+            XCTAssertEqual(try Data(contentsOf: jobURL), try Data(contentsOf: plainURL))
+        } else {
+            XCTAssertNotEqual(job.exitCode, 0)
+            let message = plain.standardError.split(separator: "\n").last { $0.hasPrefix("error:") }
+            XCTAssertNotNil(message, plain.standardError)
+            XCTAssertTrue(job.standardError.contains(String(message ?? "")), job.standardError)
+        }
+    }
+
+    /// The pid of rank `rank` of the job whose ranks carry `marker` in their environment.
+    static func rankPID(_ rank: Int, marker: String) -> pid_t? {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+        for entry in entries {
+            guard let pid = pid_t(entry), let environ = FileManager.default.contents(atPath: "/proc/\(entry)/environ") else { continue }
+            let variables = Set(environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) })
+            if variables.contains("COACH_TEST_JOB=\(marker)") && variables.contains("OMPI_COMM_WORLD_RANK=\(rank)") { return pid }
+        }
+        return nil
+    }
+
+    func testAKilledRankEndsTheJobAndResumeFinishesIt() throws {
+        _ = try Self.mpirun()
+        let annotations = SharedData.repositoryRoot.appendingPathComponent("datasets/cornhole/train/annotations.json")
+        let folder = try temporaryDirectory(self)
+        func arguments(_ output: URL, seed: Int = 1) -> [String] {
+            ["train", "object-detector", "--annotations", annotations.path, "--output", output.path, "--views-per-image", "2",
+             "--max-iterations", "60", "--seed", "\(seed)"]
+        }
+        let reference = try Self.output(folder, "reference")
+        let uninterrupted = try CoachExecutable.run(arguments(reference))
+        XCTAssertEqual(uninterrupted.exitCode, 0, uninterrupted.standardError)
+        let expected = try Data(contentsOf: reference)
+
+        let output = try Self.output(folder, "killed")
+        XCTAssertEqual(try CoachExecutable.run(arguments(output, seed: 5)).exitCode, 0)
+        let previous = try Data(contentsOf: output)
+        let checkpoint = output.deletingPathExtension().appendingPathExtension("checkpoint.h5")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: checkpoint.path))
+
+        // Rank 1 is killed once rank 0 has written a checkpoint of the head's training.
+        let marker = UUID().uuidString
+        let process = try Self.jobProcess(ranks: 2, arguments(output) + ["--overwrite"], extraEnvironment: ["COACH_TEST_JOB": marker])
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        final class Box: @unchecked Sendable { var data = Data() }
+        let box = Box(), reading = DispatchGroup()
+        reading.enter()
+        DispatchQueue.global().async { box.data = errors.fileHandleForReading.readDataToEndOfFile(); reading.leave() }
+        let deadline = Date().addingTimeInterval(300)
+        while !FileManager.default.fileExists(atPath: checkpoint.path) && process.isRunning && Date() < deadline {
+            usleep(50_000)
+        }
+        let victim = try XCTUnwrap(Self.rankPID(1, marker: marker), "rank 1 not found")
+        let killed = Date()
+        kill(victim, SIGKILL)
+        process.waitUntilExit()
+        reading.wait()
+        let ended = Date().timeIntervalSince(killed)
+        let message = String(decoding: box.data, as: UTF8.self)
+        XCTAssertNotEqual(process.terminationStatus, 0)
+        XCTAssertLessThan(ended, 30, "the job went on for \(ended) s after a rank died")
+        XCTAssertTrue(message.contains("rank 1"), message)
+        XCTAssertTrue(message.contains(ProcessInfo.processInfo.hostName) || message.contains("node"), message)
+        XCTAssertEqual(try Data(contentsOf: output), previous, "the previous model was touched")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: checkpoint.path))
+
+        // --resume, on another number of ranks, ends with an uninterrupted run's bytes.
+        let resumed = try Self.runJob(ranks: 1, arguments(output) + ["--overwrite", "--resume"])
+        XCTAssertEqual(resumed.exitCode, 0, resumed.standardError)
+        XCTAssertTrue(resumed.standardError.contains("resuming from"), resumed.standardError)
+        XCTAssertEqual(try Data(contentsOf: output), expected)
+    }
+}
