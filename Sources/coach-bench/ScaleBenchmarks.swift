@@ -45,8 +45,8 @@ enum ScaleBenchmarks {
         return Double(rate)
     }
 
-    /// A FORMATS §1 folder of at least `count` generated sports-gear photos (symbolic links to
-    /// `coach generate-samples` output, one seed per 160 training photos), made once under `cache`.
+    /// A FORMATS §1 folder of `count` generated sports-gear photos (hard links to `coach
+    /// generate-samples` output, one seed per 160 training photos), made once under `cache`.
     static func photos(_ count: Int, coach: String, cache: URL) throws -> URL {
         let root = cache.appendingPathComponent("photos-\(count)")
         if FileManager.default.fileExists(atPath: root.appendingPathComponent(".complete").path) { return root }
@@ -64,8 +64,8 @@ enum ScaleBenchmarks {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 for file in try FileManager.default.contentsOfDirectory(atPath: train.appendingPathComponent(label).path).sorted()
                 where made < count {
-                    try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("s\(seed)-\(file)"),
-                                                               withDestinationURL: train.appendingPathComponent(label).appendingPathComponent(file))
+                    try FileManager.default.linkItem(at: train.appendingPathComponent(label).appendingPathComponent(file),
+                                                     to: folder.appendingPathComponent("s\(seed)-\(file)"))
                     made += 1
                 }
             }
@@ -92,7 +92,7 @@ enum ScaleBenchmarks {
         let root = ["OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"]
         func train(_ data: URL, _ name: String) -> [String] {
             ["train", "image-classifier", "--data", data.path, "--output", work.appendingPathComponent("\(name).h5").path,
-             "--backbone", backbonePath, "--no-feature-cache", "--seed", "0"]
+             "--backbone", backbonePath, "--no-feature-cache", "--seed", "0", "--name", "scale"]
         }
 
         // Speed: 1,000 photos, one thread per process either way.

@@ -13,6 +13,7 @@ struct Coach: ParsableCommand {
         HeaderlessModelCheck.install()
         do {
             var command = try parseAsRoot(nil)
+            Job.keepOnlyRankZero(of: command)
             try command.run()
         } catch {
             Console.finishStandardOutput()

@@ -4,7 +4,7 @@ import CoachTraining
 import Foundation
 
 /// `coach train image-classifier`: transfer learning on labeled image folders.
-struct TrainImageClassifierCommand: ParsableCommand {
+struct TrainImageClassifierCommand: ParsableCommand, JobCommand {
     static let configuration = CommandConfiguration(
         commandName: "image-classifier",
         abstract: "Train an image classifier from a folder per label (FORMATS §1).",

@@ -5,7 +5,7 @@ import CoachTraining
 import Foundation
 
 /// `coach train object-detector`: a board (or any object) detector from Create ML annotations.
-struct TrainObjectDetectorCommand: ParsableCommand {
+struct TrainObjectDetectorCommand: ParsableCommand, JobCommand {
     static let configuration = CommandConfiguration(
         commandName: "object-detector",
         abstract: "Train an object detector from Create ML annotation JSON (or YOLO / Pascal VOC).",

@@ -111,6 +111,20 @@ final class MPIJobTests: XCTestCase {
         }
     }
 
+    func testOtherCommandsRunOnceOnRankZero() throws {
+        _ = try Self.mpirun()
+        let backbone = SharedData.repositoryRoot.appendingPathComponent("models/efficientnet-lite0.h5")
+        guard FileManager.default.fileExists(atPath: backbone.path) else {
+            throw skipTest("SKIPPED: no imported backbone at \(backbone.path); run make build")
+        }
+        let plain = try CoachExecutable.run(["inspect", backbone.path])
+        XCTAssertEqual(plain.exitCode, 0, plain.standardError)
+        let job = try Self.runJob(ranks: 2, ["inspect", backbone.path])
+        XCTAssertEqual(job.exitCode, 0, job.standardError)
+        XCTAssertEqual(job.standardOutput, plain.standardOutput, "printed once, by rank 0")
+        XCTAssertTrue(job.standardError.contains("coach inspect runs on one process"), job.standardError)
+    }
+
     /// The pid of rank `rank` of the job whose ranks carry `marker` in their environment.
     static func rankPID(_ rank: Int, marker: String) -> pid_t? {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }

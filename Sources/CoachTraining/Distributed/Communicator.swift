@@ -44,6 +44,17 @@ public final class Communicator: @unchecked Sendable {
         ["OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"].contains { environment[$0] != nil }
     }
 
+    /// This process's rank and the job's size as the launcher's environment tells them, before
+    /// (or without) starting MPI; nil outside a launcher. The size is nil when only the rank is set.
+    public static func launcherPlacement(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> (rank: Int, size: Int?)? {
+        guard launchedByMPI(environment),
+              let rank = ["OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"].lazy.compactMap({ environment[$0].flatMap(Int.init) }).first
+        else { return nil }
+        let size = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"].lazy.compactMap { environment[$0].flatMap(Int.init) }.first
+        return (rank, size)
+    }
+
     nonisolated(unsafe) private static var started: Communicator?
 
     /// The job's communicator, started on first use: MPI's world when a launcher started the

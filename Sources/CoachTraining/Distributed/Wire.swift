@@ -98,6 +98,11 @@ extension Int: WireCodable {
     public init(from reader: inout WireReader) throws { self = try reader.readInt() }
 }
 
+extension Double: WireCodable {
+    public func write(to writer: inout WireWriter) { writer.write(self) }
+    public init(from reader: inout WireReader) throws { self = try reader.readDouble() }
+}
+
 extension Bool: WireCodable {
     public func write(to writer: inout WireWriter) { writer.write(self) }
     public init(from reader: inout WireReader) throws { self = try reader.take(1).first! != 0 }

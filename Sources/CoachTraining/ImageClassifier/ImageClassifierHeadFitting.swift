@@ -43,8 +43,9 @@ func lossAndAccuracy(logits: Tensor, labels: [Int]) -> (loss: Double, accuracy: 
 /// with the configured L2 penalty, or the one `chooseL2Penalty` picks. The validation images are
 /// only measured (the optimum of a convex problem needs no early stopping).
 func fitLogisticHead(_ data: HeadTrainingData, configuration: ImageClassifierTrainingConfiguration,
-                     observer: TrainingObserver?) -> (fit: HeadFit, penalty: Double) {
-    let penalty = configuration.l2Penalty ?? chooseL2Penalty(data, configuration: configuration, observer: observer)
+                     communicator: Communicator = .single, observer: TrainingObserver?) throws -> (fit: HeadFit, penalty: Double) {
+    let penalty = try configuration.l2Penalty
+        ?? chooseL2Penalty(data, configuration: configuration, communicator: communicator, observer: observer)
     let regression = SoftmaxRegression(l2Penalty: penalty)
     var history: [IterationSummary] = []
     let total = configuration.effectiveMaximumIterations
@@ -72,8 +73,10 @@ func fitLogisticHead(_ data: HeadTrainingData, configuration: ImageClassifierTra
 /// held-out log loss in a cross-validation over the training images: folds of whole images (an
 /// image's augmented views stay with it), scored on the held-out images' original views; each
 /// fold fits the penalties from largest to smallest, each starting from the previous weights.
+/// The folds are independent: a job's ranks fit a share of them each, and the losses are summed in
+/// fold order, so any number of ranks picks the same penalty from the same sums.
 func chooseL2Penalty(_ data: HeadTrainingData, configuration: ImageClassifierTrainingConfiguration,
-                     observer: TrainingObserver?) -> Double {
+                     communicator: Communicator = .single, observer: TrainingObserver?) throws -> Double {
     let candidates = ImageClassifierTrainingConfiguration.l2PenaltyCandidates
     var images = Array(Set(data.trainingGroups)).sorted()
     let folds = min(configuration.crossValidationFolds, images.count)
@@ -82,12 +85,13 @@ func chooseL2Penalty(_ data: HeadTrainingData, configuration: ImageClassifierTra
     generator.shuffle(&images)
     var foldOf: [Int: Int] = [:]
     for (position, image) in images.enumerated() { foldOf[image] = position % folds }
-    var losses = [Double](repeating: 0, count: candidates.count)
-    for fold in 0..<folds {
+    // Each fold's held-out loss per candidate (zeros for a fold with nothing to hold out).
+    func foldLosses(_ fold: Int) -> [Double] {
+        var foldLosses = [Double](repeating: 0, count: candidates.count)
         let rows = data.trainingGroups.indices
         let training = rows.filter { foldOf[data.trainingGroups[$0]] != fold }
         let held = rows.filter { foldOf[data.trainingGroups[$0]] == fold && data.trainingIsOriginal[$0] }
-        guard !held.isEmpty, !training.isEmpty else { continue }
+        guard !held.isEmpty, !training.isEmpty else { return foldLosses }
         let trainingFeatures = data.training.rows(training)
         let heldFeatures = data.training.rows(held)
         var start: SoftmaxRegression.Parameters? = nil
@@ -97,9 +101,15 @@ func chooseL2Penalty(_ data: HeadTrainingData, configuration: ImageClassifierTra
                 maximumIterations: min(configuration.effectiveMaximumIterations,
                                        ImageClassifierTrainingConfiguration.crossValidationIterations), start: start)
             start = fit.parameters
-            losses[index] += lossAndAccuracy(logits: fit.parameters.logits(heldFeatures),
-                                             labels: held.map { data.trainingLabels[$0] }).loss / Double(folds)
+            foldLosses[index] = lossAndAccuracy(logits: fit.parameters.logits(heldFeatures),
+                                                labels: held.map { data.trainingLabels[$0] }).loss / Double(folds)
         }
+        return foldLosses
+    }
+    let perFold = try communicator.gatherShares(count: folds) { share in share.map(foldLosses) }
+    var losses = [Double](repeating: 0, count: candidates.count)
+    for foldLoss in perFold {
+        for index in candidates.indices { losses[index] += foldLoss[index] }
     }
     var best = 0
     for index in candidates.indices where losses[index] < losses[best] - 1e-9 { best = index }

@@ -43,9 +43,10 @@ public struct ImageClassifierTrainer {
     public var featureCache: FeatureCache?
     /// Receives progress, notes, warnings and per-iteration summaries.
     public var observer: TrainingObserver?
-    /// The job's processes: each hashes and extracts the features of its share of the images, and
-    /// every rank fits the same head on all of them (the fit is deterministic and takes seconds,
-    /// less than sending a model), so any number of ranks gives a single process's model bytes.
+    /// The job's processes: each hashes and extracts the features of its share of the images and
+    /// fits its share of the cross-validation folds; every rank then fits the same head on all
+    /// of them (deterministic, and quicker than sending it), so any number of ranks gives a single
+    /// process's model bytes.
     public var communicator: Communicator = .single
 
     /// A trainer; throws `ImageClassifierTrainingError.invalidConfiguration` listing every bad value.
@@ -190,7 +191,7 @@ public struct ImageClassifierTrainer {
         emit(.note("training a \(config.classifier == .logistic ? "logistic regression" : "multilayer perceptron") head on \(trainingRows.count) feature vectors (\(views.count) view\(views.count == 1 ? "" : "s") per training image)"))
         var fit: HeadFit, penalty: Double? = nil
         if config.classifier == .logistic {
-            (fit, penalty) = fitLogisticHead(data, configuration: config, observer: observer)
+            (fit, penalty) = try fitLogisticHead(data, configuration: config, communicator: communicator, observer: observer)
         } else {
             fit = fitMLPHead(data, configuration: config, observer: observer)
         }

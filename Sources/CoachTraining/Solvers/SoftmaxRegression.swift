@@ -136,6 +136,9 @@ public struct FeatureStandardization: Equatable, Sendable {
 
     /// `features` [N, D] standardised.
     public func apply(_ features: Tensor) -> Tensor {
+        // The identity (the logistic head's raw features) shares the input's storage: (x − 0) / 1
+        // is x, and a copy of every feature vector would cost as much memory as the features.
+        if mean.allSatisfy({ $0 == 0 }) && scale.allSatisfy({ $0 == 1 }) { return features }
         let d = mean.count
         var values = features.scalars
         for index in values.indices {
