@@ -30,6 +30,10 @@ struct TrainImageClassifierCommand: ParsableCommand, JobCommand {
         Examples:
           coach train image-classifier --data datasets/generated/sports-gear --output models/gear.h5
           coach train image-classifier --data photos --output fruit.h5 --augment flip,crop --seed 7
+
+        Over many processes or machines (Open MPI), the ranks share the photos' features and the
+        cross-validation, with the same model bytes as one process:
+          mpirun -np 4 coach train image-classifier --data photos --output fruit.h5
         """)
 
     @Option(help: "Training data: a folder per label, or train/ and validation/ or test/ splits.")
