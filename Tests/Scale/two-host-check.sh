@@ -2,7 +2,8 @@
 # Two "hosts" on one machine (issue 18): network namespaces coach-a and coach-b joined by a veth
 # pair, an SSH server in coach-b, and `mpirun --host A:1,B:1` started in coach-a — what a cluster
 # does, without a cluster. Trains an image classifier and an object detector over the two hosts
-# and checks that the model bytes equal a single-host two-rank run's and a plain run's.
+# and checks that the model bytes equal a single-host two-rank run's and a plain run's; then
+# hides one photo from host B and checks that the job stops with an error naming it.
 # Needs root, iproute2, openssh-server/-client and Open MPI (`make scale-check` installs them).
 # Traffic stays on 10.77.0.0/24 inside the two namespaces; everything is torn down on exit.
 set -euo pipefail
@@ -19,7 +20,7 @@ done
 [ -x "$COACH" ] || { echo "error: $COACH not built (make build)" >&2; exit 1; }
 
 cleanup() {
-  [ -f "$WORK/sshd.pid" ] && kill "$(cat "$WORK/sshd.pid")" 2>/dev/null || true
+  for pidfile in "$WORK"/sshd*.pid; do [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true; done
   ip netns del coach-a 2>/dev/null || true
   ip netns del coach-b 2>/dev/null || true
   rm -rf "$WORK"
@@ -96,4 +97,29 @@ check() {  # check NAME ARGS… : plain, one host × 2 ranks, two hosts × 1 ran
 check image-classifier train image-classifier --data "$WORK/samples/sports-gear" --no-feature-cache --augment flip --seed 1
 check object-detector train object-detector --annotations datasets/cornhole/train/annotations.json --views-per-image 2 \
   --max-iterations 40 --seed 1
+echo "==> a photo missing on host B only: a clear error on every rank, no hang, no model"
+# A second SSH server on B, in a mount namespace of its own where one photo of ball/ is missing.
+first=$(ls "$WORK/samples/sports-gear/train/ball" | head -1)
+cp -a "$WORK/samples/sports-gear/train/ball" "$WORK/ball-on-b"
+rm "$WORK/ball-on-b/$first"
+ip netns exec coach-b unshare -m --propagation private sh -c \
+  "mount --bind '$WORK/ball-on-b' '$WORK/samples/sports-gear/train/ball' && exec /usr/sbin/sshd -f /dev/null -h '$WORK/host_key' \
+   -o ListenAddress=$B -o Port=2222 -o PermitRootLogin=yes -o AuthorizedKeysFile='$WORK/authorized_keys' -o StrictModes=no \
+   -o PidFile='$WORK/sshd-2.pid' -o UsePAM=no"
+sed 's/ssh -i/ssh -p 2222 -i/' "$WORK/ssh-agent.sh" > "$WORK/ssh-agent-2.sh"
+chmod +x "$WORK/ssh-agent-2.sh"
+for attempt in $(seq 50); do ip netns exec coach-a "$WORK/ssh-agent-2.sh" $B true 2>/dev/null && break; sleep 0.1; done
+mkdir -p "$WORK/missing"
+start=$SECONDS
+if ip netns exec coach-a mpirun --allow-run-as-root --host $A:1,$B:1 -np 2 --mca plm_rsh_agent "$WORK/ssh-agent-2.sh" \
+     "${MPI_TCP[@]}" -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -x PATH "$COACH" train image-classifier \
+     --data "$WORK/samples/sports-gear/train" --no-feature-cache --output "$WORK/missing/model.h5" >/dev/null 2>"$WORK/missing.log"; then
+  echo "    the job succeeded although host B lacks ball/$first" >&2; fail=1
+elif grep -q "not on rank 1: ball/$first" "$WORK/missing.log" && [ ! -e "$WORK/missing/model.h5" ]; then
+  echo "    ended in $((SECONDS - start)) s: $(grep -m1 'do not see the same' "$WORK/missing.log" | cut -c1-160)…"
+else
+  cat "$WORK/missing.log" >&2; echo "    no clear error about the missing photo" >&2; fail=1
+fi
+kill "$(cat "$WORK/sshd-2.pid")" 2>/dev/null || true
+
 [ $fail = 0 ] && echo "two-host check: passed" || { echo "two-host check: FAILED" >&2; exit 1; }

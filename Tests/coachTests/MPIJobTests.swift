@@ -111,6 +111,51 @@ final class MPIJobTests: XCTestCase {
         }
     }
 
+    func testAFileMissingOnOneHostIsAClearErrorOnEveryRank() throws {
+        let mpirun = try Self.mpirun()
+        // Rank 1 runs in a mount namespace of its own in which one photo is missing, as on a
+        // second host whose copy of the data lacks it.
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        probe.arguments = ["-m", "--propagation", "private", "true"]
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { throw skipTest("SKIPPED: no /usr/bin/unshare (util-linux)") }
+        probe.waitUntilExit()
+        guard probe.terminationStatus == 0 else { throw skipTest("SKIPPED: unshare -m is not permitted here (needs root)") }
+
+        let folder = try temporaryDirectory(self)
+        let data = folder.appendingPathComponent("photos")
+        for (label, shade) in [("dark", 40), ("light", 220)] {
+            let directory = data.appendingPathComponent(label)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for index in 0..<6 {
+                var image = RGBImage(width: 32, height: 32, color: RGBColor(red: UInt8(shade), green: UInt8(shade), blue: UInt8(shade)))
+                image[index, index] = .white
+                try image.writePNG(to: directory.appendingPathComponent("photo-\(index).png"))
+            }
+        }
+        // Host B's copy of light/: one photo short.
+        let hostB = folder.appendingPathComponent("light-on-host-b")
+        try FileManager.default.copyItem(at: data.appendingPathComponent("light"), to: hostB)
+        try FileManager.default.removeItem(at: hostB.appendingPathComponent("photo-3.png"))
+        let output = try Self.output(folder, "job")
+        let arguments = ["train", "image-classifier", "--data", data.path, "--output", output.path, "--no-feature-cache"]
+        let coach = try CoachExecutable.location().path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: mpirun)
+        process.arguments = ["--oversubscribe", "-np", "1", coach] + arguments + [":", "-np", "1", "/usr/bin/unshare", "-m",
+            "--propagation", "private", "/bin/sh", "-c", "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", "sh",
+            hostB.path, data.appendingPathComponent("light").path, coach] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(Self.environment) { $1 }
+        let started = Date()
+        let job = try CoachExecutable.finish(process)
+        XCTAssertNotEqual(job.exitCode, 0)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60)
+        XCTAssertTrue(job.standardError.contains("the ranks do not see the same image files"), job.standardError)
+        XCTAssertTrue(job.standardError.contains("not on rank 1: light/photo-3.png"), job.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+    }
+
     func testOtherCommandsRunOnceOnRankZero() throws {
         _ = try Self.mpirun()
         let backbone = SharedData.repositoryRoot.appendingPathComponent("models/efficientnet-lite0.h5")

@@ -1,4 +1,5 @@
 import CMPI
+import CoachModels
 import CoachTensor
 import Foundation
 
@@ -173,6 +174,37 @@ public final class Communicator: @unchecked Sendable {
         return values
     }
 
+    /// Checks that every rank sees the same `items` (file names, say): ranks that shared out a
+    /// list they see differently would exchange results for the wrong files. Throws on every rank,
+    /// naming the ranks and hosts that differ from rank 0 and how, when they do not.
+    public func checkSameEverywhere(_ items: [String], what: String) throws {
+        guard size > 1 else { return }
+        var writer = WireWriter()
+        items.write(to: &writer)
+        let digest = (try? FileDigest.sha256(of: writer.bytes)) ?? "\(writer.bytes.count)"
+        var summary = WireWriter()
+        summary.write(hostName)
+        summary.write(items.count)
+        summary.write(digest)
+        let all = try allGather(summary.bytes).map { bytes -> (host: String, count: Int, digest: String) in
+            var reader = WireReader(bytes)
+            return (try String(from: &reader), try reader.readInt(), try String(from: &reader))
+        }
+        let differing = all.indices.filter { all[$0].digest != all[0].digest }
+        guard !differing.isEmpty else { return }
+        // The names themselves, from one differing rank, say which files are missing where.
+        let other = differing[0]
+        let theirs = try broadcast(rank == other ? writer.bytes : [], from: other)
+        let mine = try broadcast(rank == 0 ? writer.bytes : [], from: 0)
+        var readerA = WireReader(mine), readerB = WireReader(theirs)
+        let first = Set(try [String](from: &readerA)), second = Set(try [String](from: &readerB))
+        let onlyFirst = first.subtracting(second).sorted(), onlySecond = second.subtracting(first).sorted()
+        var detail = "rank 0 on \(all[0].host) sees \(all[0].count), rank \(other) on \(all[other].host) sees \(all[other].count)"
+        if !onlyFirst.isEmpty { detail += "; not on rank \(other): " + onlyFirst.prefix(5).joined(separator: ", ") + (onlyFirst.count > 5 ? ", …" : "") }
+        if !onlySecond.isEmpty { detail += "; not on rank 0: " + onlySecond.prefix(5).joined(separator: ", ") + (onlySecond.count > 5 ? ", …" : "") }
+        throw CommunicatorError.ranksDisagree(what: what, ranks: differing, detail: detail)
+    }
+
     private func check(_ code: Int32, _ call: String) throws {
         guard code != MPI_SUCCESS else { return }
         throw CommunicatorError.mpi(call: call, message: "\(name): " + Self.errorText(code))
@@ -196,11 +228,17 @@ public enum CommunicatorError: Error, LocalizedError, Equatable {
     case mpi(call: String, message: String)
     /// Another rank failed; every rank stops with its message.
     case rankFailed(rank: Int, host: String, message: String)
+    /// Ranks see different inputs (a file missing on one host).
+    case ranksDisagree(what: String, ranks: [Int], detail: String)
 
     public var errorDescription: String? {
         switch self {
         case let .mpi(call, message): return "\(call) failed: \(message)"
         case let .rankFailed(rank, host, message): return "rank \(rank) (on \(host)) failed, so the job stops: \(message)"
+        case let .ranksDisagree(what, ranks, detail):
+            return "the ranks do not see the same \(what) (\(detail)); "
+                + (ranks.count == 1 ? "rank \(ranks[0]) differs" : "ranks " + ranks.map(String.init).joined(separator: ", ") + " differ")
+                + " from rank 0. Every host needs the same data at the same path (a shared file system, or identical copies)"
         }
     }
 }

@@ -93,6 +93,7 @@ public struct ImageClassifierTrainer {
         // Content hashes: cache keys and duplicate detection.
         var skipped: [String] = [], warnings: [String] = []
         let everyFile = trainingFiles + validationFiles + testFiles
+        try communicator.checkSameEverywhere(everyFile.map { "\($0.label)/\($0.url.lastPathComponent)" }, what: "image files")
         let hashes = try communicator.gatherShares(count: everyFile.count) { share in
             share.map { index -> FileHashOutcome in
                 do { return FileHashOutcome(sha256: try FileDigest.sha256(ofFileAt: everyFile[index].url), problem: nil) } catch {

@@ -82,7 +82,9 @@ public enum ObjectDetectorTrainer {
                                      Double(ObjectDetectorTrainingConfiguration.viewCacheBudgetBytes) / 1e9)))
         }
         func sharedBuild(_ images: [AnnotatedImage], viewsPerImage: Int, phase: String) throws -> [DetectorTrainingView] {
-            try communicator.gatherShares(count: images.count) { share in
+            try communicator.checkSameEverywhere(images.map { "\($0.url.lastPathComponent) \($0.objects.count)" },
+                                                 what: "annotated images")
+            return try communicator.gatherShares(count: images.count) { share in
                 let scale = Double(images.count) / Double(max(1, share.count))
                 return try builder.build(images, range: share, viewsPerImage: viewsPerImage, phase: phase,
                                          observer: observer.map { ImageFeatureExtraction.scaledProgress($0, by: scale) })
