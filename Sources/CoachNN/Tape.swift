@@ -152,3 +152,21 @@ public struct Gradients {
         return values[id] ?? Tensor.zeros(parameter.value.shape)
     }
 }
+
+extension Gradients {
+    /// Gradients given directly, one per parameter (for example summed over the processes of a
+    /// data-parallel job); each tensor must have its parameter's shape.
+    public init(parameters: [Parameter], tensors: [Tensor]) {
+        precondition(parameters.count == tensors.count, "\(parameters.count) parameters, \(tensors.count) gradients")
+        let tape = Tape(mode: .training)
+        var values: [Tensor?] = []
+        for (parameter, tensor) in zip(parameters, tensors) {
+            precondition(tensor.shape == parameter.value.shape, "gradient \(tensor.shape) for a parameter of \(parameter.value.shape)")
+            let id = tape.variable(for: parameter).id
+            values += [Tensor?](repeating: nil, count: id + 1 - values.count)
+            values[id] = tensor
+        }
+        self.tape = tape
+        self.values = values
+    }
+}

@@ -93,6 +93,7 @@ struct ActionTrainingOptions: ParsableArguments {
     /// Loads the data, prints the report, trains and writes the model; with `handJointsOnly`, the
     /// data must be hand poses (hand21, or custom joints that are all hand21 names).
     func train(handJointsOnly: Bool) throws {
+        let job = try Job.start()
         try OutputGuard.checkModelOutput(output, task: .actionClassifier, overwrite: overwrite, inputs: [data, annotations],
                                          dataFolders: [data, OutputGuard.folder(of: annotations)])
         var configuration = ActionClassifierTrainingConfiguration()
@@ -108,7 +109,9 @@ struct ActionTrainingOptions: ParsableArguments {
         configuration.randomConvolutionFeatures = randomConvolutionFeatures
         configuration.chirality = ChiralityHandling(name: chirality) ?? .ignore
         configuration.seed = seed
-        let trainer = try ActionClassifierTrainer(configuration: configuration, observer: Console.observer(quiet: quiet))
+        var trainer = try ActionClassifierTrainer(configuration: configuration,
+                                                  observer: job.isRoot ? Console.observer(quiet: quiet) : nil)
+        trainer.communicator = job
 
         let options = try media.attach(to: PoseReadingOptions(frameRate: frameRate, keypointOrigin: KeypointOrigin(rawValue: keypointOrigin) ?? .topLeft),
                                        joints: handJointsOnly ? .hand21 : .body18)
@@ -131,6 +134,7 @@ struct ActionTrainingOptions: ParsableArguments {
         let checkpoint = ActionClassifierTrainer.checkpointURL(for: outputURL)
         try OutputGuard.checkCheckpoint(checkpoint)
         let result = try trainer.train(on: dataset, checkpoint: checkpoint, resume: resume)
+        guard job.isRoot else { return }
         result.model.keypointOrigin = options.keypointOrigin
         try ActionTrainingOptions.write(result, to: outputURL, removing: checkpoint)
     }

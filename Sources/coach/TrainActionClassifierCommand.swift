@@ -5,7 +5,7 @@ import CoachTraining
 import Foundation
 
 /// `coach train action-classifier`: trains a body- or hand-pose action classifier.
-struct TrainActionClassifierCommand: ParsableCommand {
+struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
     static let configuration = CommandConfiguration(
         commandName: "action-classifier",
         abstract: "Train an action classifier from labeled pose sequences (body, hand or custom joints).",
@@ -48,6 +48,12 @@ struct TrainActionClassifierCommand: ParsableCommand {
               --prediction-window 16 --output gestures.h5
           coach train action-classifier --annotations throws/annotations.csv \\
               --output throws.h5 --resume
+
+        Over many processes or machines (Open MPI), each minibatch is split
+        among the ranks and their gradients summed in rank order; the
+        random-convolution head's features are shared too. A run on N ranks
+        gives the same bytes every time (N = 1: those of one process):
+          mpirun -np 2 coach train action-classifier --data natops/train --output natops.h5
         """)
 
     @OptionGroup var options: ActionTrainingOptions

@@ -2,7 +2,7 @@ import ArgumentParser
 import CoachData
 
 /// `coach train hand-action-classifier`: the action classifier on hand poses (hand21).
-struct TrainHandActionClassifierCommand: ParsableCommand {
+struct TrainHandActionClassifierCommand: ParsableCommand, JobCommand {
     static let configuration = CommandConfiguration(
         commandName: "hand-action-classifier",
         abstract: "Train a hand-action classifier from labeled hand-pose sequences (21 hand joints).",

@@ -5,7 +5,7 @@ import CoachTraining
 import Foundation
 
 /// `coach train hand-pose-classifier`: trains a classifier of single hand poses.
-struct TrainHandPoseClassifierCommand: ParsableCommand {
+struct TrainHandPoseClassifierCommand: ParsableCommand, JobCommand {
     static let configuration = CommandConfiguration(
         commandName: "hand-pose-classifier",
         abstract: "Train a hand-pose classifier from labeled single hand poses (21 hand joints).",
@@ -29,7 +29,10 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
 
         After every iteration a checkpoint is written next to the output
         (OUTPUT.checkpoint.h5); --resume continues an interrupted run. The
-        same data, options and --seed give a byte-identical model file.
+        same data, options and --seed give a byte-identical model file. Under
+        mpirun (Open MPI) each minibatch is split among the ranks and their
+        gradients summed in rank order: the same bytes every time for a given
+        number of ranks, and those of one process for one rank.
 
         Augmentations (names for --augment, comma-separated):
           rotate       rotate poses by up to ±20°
@@ -136,6 +139,7 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            let job = try Job.start()
             try OutputGuard.checkModelOutput(output, task: .handPoseClassifier, overwrite: overwrite, inputs: [data],
                                              dataFolders: [data, OutputGuard.folder(of: data)])
             var configuration = HandPoseClassifierTrainingConfiguration()
@@ -150,7 +154,9 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
             configuration.validationSplit = HandPoseClassifierTrainingConfiguration.ValidationSplit(rawValue: validationSplit) ?? .block
             configuration.earlyStoppingPatience = patience
             configuration.seed = seed
-            let trainer = try HandPoseClassifierTrainer(configuration: configuration, observer: Console.observer(quiet: quiet))
+            var trainer = try HandPoseClassifierTrainer(configuration: configuration,
+                                                        observer: job.isRoot ? Console.observer(quiet: quiet) : nil)
+            trainer.communicator = job
 
             let options = try media.attach(to: PoseReadingOptions(frameRate: frameRate, keypointOrigin: KeypointOrigin(rawValue: keypointOrigin) ?? .topLeft),
                                            joints: .hand21)
@@ -164,6 +170,7 @@ struct TrainHandPoseClassifierCommand: ParsableCommand {
             let checkpoint = HandPoseClassifierTrainer.checkpointURL(for: outputURL)
             try OutputGuard.checkCheckpoint(checkpoint)
             let result = try trainer.train(on: set, checkpoint: checkpoint, resume: resume)
+            guard job.isRoot else { return }
             try ActionTrainingOptions.write(result, to: outputURL, removing: checkpoint)
         }
     }

@@ -18,6 +18,10 @@ public struct ActionClassifierTrainer {
     public let configuration: ActionClassifierTrainingConfiguration
     /// Receives progress, iteration, note and warning events.
     public var observer: TrainingObserver?
+    /// The processes sharing the work (`mpirun -np N`): minibatches are split among them and their
+    /// gradients summed in rank order; the random-convolution head's features and folds are shared.
+    /// Every rank ends with the same model; rank 0 alone writes checkpoints. A single process by default.
+    public var communicator: Communicator = .single
 
     /// A trainer for `configuration`. Throws `ActionTrainingError.invalidConfiguration` listing every bad value.
     public init(configuration: ActionClassifierTrainingConfiguration, observer: TrainingObserver? = nil) throws {
@@ -113,11 +117,11 @@ public struct ActionClassifierTrainer {
             monitoredName: "validation",
             input: { item, generator in sampler.randomWindow(from: prepared[item], augmenter: augmenter, generator: &generator) },
             validate: validationItems.isEmpty ? nil : {
-                ActionClassifierTrainer.validate(model, windows: validationWindows, owners: validationOwners,
-                                                 targets: validationTargets)
+                try ActionClassifierTrainer.validate(model, windows: validationWindows, owners: validationOwners,
+                                                     targets: validationTargets, communicator: communicator)
             },
             score: { loss, accuracy in ActionClassifierTrainer.score(accuracy: accuracy, loss: loss, metric: config.earlyStoppingMetric) },
-            observer: observer)
+            observer: observer, communicator: communicator)
         var result = try loop.run(checkpoint: checkpoint, resume: resume, shouldContinue: shouldContinue,
                                   trainingCount: trainingItems.count, validationCount: validationItems.count, unit: "examples")
         guard !result.interrupted else { return result }
@@ -125,9 +129,10 @@ public struct ActionClassifierTrainer {
             .map { $0 ?? 0 }
         if config.randomConvolutionFeatures > 0 {
             let fitting = RandomConvolutionFitting(featureCount: config.randomConvolutionFeatures, sampler: sampler,
-                                                   encoding: encoding, augmenter: augmenter, observer: observer)
+                                                   encoding: encoding, augmenter: augmenter, observer: observer,
+                                                   communicator: communicator)
             var headGenerator = SeededGenerator(seed: headSeed)
-            model.randomConvolution = fitting.fit(sequences: trainingItems.map { prepared[$0] },
+            model.randomConvolution = try fitting.fit(sequences: trainingItems.map { prepared[$0] },
                                                   targets: trainingItems.map { targets[$0] },
                                                   groups: trainingItems.map { examples[$0].clipIndex }, classCount: labels.count,
                                                   generator: &headGenerator)
@@ -137,8 +142,8 @@ public struct ActionClassifierTrainer {
                 var best: (weight: Float, loss: Double, accuracy: Double)? = nil
                 for weight: Float in [0.5, 0.25, 0.75] {
                     model.randomConvolutionWeight = weight
-                    let scores = ActionClassifierTrainer.validate(model, windows: validationWindows, owners: validationOwners,
-                                                                  targets: validationTargets)
+                    let scores = try ActionClassifierTrainer.validate(model, windows: validationWindows, owners: validationOwners,
+                                                                      targets: validationTargets, communicator: communicator)
                     if best == nil || scores.loss < best!.loss - 1e-9 { best = (weight, scores.loss, scores.accuracy) }
                 }
                 model.randomConvolutionWeight = best!.weight
@@ -161,8 +166,11 @@ public struct ActionClassifierTrainer {
     }
 
     /// Mean window cross-entropy and example accuracy (mean of each example's window probabilities).
-    static func validate(_ model: ActionClassifierModel, windows: [PoseWindow], owners: [Int], targets: [Int]) -> (loss: Double, accuracy: Double) {
-        let probabilities = model.probabilities(for: windows)
+    static func validate(_ model: ActionClassifierModel, windows: [PoseWindow], owners: [Int], targets: [Int],
+                         communicator: Communicator = .single) throws -> (loss: Double, accuracy: Double) {
+        let probabilities = try communicator.gatherProbabilities(count: windows.count, classes: model.labels.count) {
+            model.probabilities(for: Array(windows[$0]))
+        }
         var loss = 0.0
         var sums = [[Double]](repeating: [Double](repeating: 0, count: model.labels.count), count: targets.count)
         for (window, owner) in owners.enumerated() {

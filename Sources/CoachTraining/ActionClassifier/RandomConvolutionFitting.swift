@@ -25,6 +25,9 @@ struct RandomConvolutionFitting {
     var encoding: ActionInputEncoding
     var augmenter: PoseAugmenter?
     var observer: TrainingObserver?
+    /// The ranks that share the features' rows and the cross-validation folds (the fitted head is
+    /// the same bits for any number of ranks).
+    var communicator: Communicator = .single
 
     /// The windows cut from `sequence`: evenly spaced starts, about one every ninth of a window
     /// (at most `perSegment`).
@@ -40,7 +43,7 @@ struct RandomConvolutionFitting {
     /// The fitted head for `sequences` (prepared at the model's frame rate) with class `targets`,
     /// clip `groups`, `classCount` classes; every random choice comes from `generator`.
     func fit(sequences: [PoseSequence], targets: [Int], groups: [Int], classCount: Int,
-             generator: inout SeededGenerator) -> RandomConvolutionHead {
+             generator: inout SeededGenerator) throws -> RandomConvolutionHead {
         // Windows, at most `maximumWindows` (fewer per segment when the data is large).
         var perSegment = RandomConvolutionFitting.maximumWindowsPerSegment
         let copies = augmenter == nil ? 1 : 2
@@ -66,7 +69,9 @@ struct RandomConvolutionFitting {
                                                    channelCount: RandomConvolutionHead.seriesCount(of: encoding),
                                                    biasCount: max(1, featureCount / 2), generator: &generator)
         transform.fitBiases(series: series, generator: &generator)
-        let raw = RandomConvolutionHead.features(of: series, transform: transform)
+        let raw = Tensor(shape: [series.count, transform.featureCount], scalars: try communicator.gatherRows(count: series.count) {
+            RandomConvolutionHead.features(of: Array(series[$0]), transform: transform).scalars
+        })
         let standardization = FeatureStandardization(fitting: raw)
         let features = standardization.apply(raw)
 
@@ -76,7 +81,7 @@ struct RandomConvolutionFitting {
         let present = counts.filter { $0 > 0 }.count
         let weights = windowTargets.map { Float(windowTargets.count) / Float(present * counts[$0]) }
 
-        let penalty = choosePenalty(features: features, targets: windowTargets, groups: windowGroups, weights: weights,
+        let penalty = try choosePenalty(features: features, targets: windowTargets, groups: windowGroups, weights: weights,
                                     classCount: classCount, generator: &generator)
         observer?(.note("random-convolution head: L2 penalty \(penalty) chosen by \(RandomConvolutionFitting.foldCount)-fold cross-validation over clips"))
         let regression = SoftmaxRegression(l2Penalty: penalty)
@@ -90,38 +95,54 @@ struct RandomConvolutionFitting {
     /// The penalty with the lowest weighted held-out log loss over folds of whole clips (the
     /// largest penalty when there are too few clips to fold).
     func choosePenalty(features: Tensor, targets: [Int], groups: [Int], weights: [Float], classCount: Int,
-                       generator: inout SeededGenerator) -> Double {
+                       generator: inout SeededGenerator) throws -> Double {
         let penalties = RandomConvolutionFitting.penalties
         var distinctGroups = Array(Set(groups)).sorted()
         guard distinctGroups.count >= RandomConvolutionFitting.foldCount * 2 else { return 0.1 }
         generator.shuffle(&distinctGroups)
         var foldOf: [Int: Int] = [:]
         for (position, group) in distinctGroups.enumerated() { foldOf[group] = position % RandomConvolutionFitting.foldCount }
-        var losses = [Double](repeating: 0, count: penalties.count)
-        for fold in 0..<RandomConvolutionFitting.foldCount {
-            let training = groups.indices.filter { foldOf[groups[$0]] != fold }
-            let held = groups.indices.filter { foldOf[groups[$0]] == fold }
-            guard Set(training.map { targets[$0] }).count >= 2, !held.isEmpty else { continue }
-            let trainingFeatures = features.rows(training)
-            let heldFeatures = features.rows(held)
-            var start: SoftmaxRegression.Parameters? = nil
-            for (index, penalty) in penalties.enumerated() {
-                let fit = SoftmaxRegression(l2Penalty: penalty).fit(
-                    features: trainingFeatures, labels: training.map { targets[$0] }, classCount: classCount,
-                    maximumIterations: RandomConvolutionFitting.maximumCrossValidationIterations,
-                    sampleWeights: training.map { weights[$0] }, start: start)
-                start = fit.parameters
-                let probabilities = fit.parameters.logits(heldFeatures).softmax(axis: -1)
-                var loss = 0.0, total = 0.0
-                for (row, item) in held.enumerated() {
-                    loss -= Double(weights[item]) * log(max(Double(probabilities.scalars[row * classCount + targets[item]]), 1e-12))
-                    total += Double(weights[item])
-                }
-                losses[index] += loss / max(total, 1e-12)
+        // Each fold's loss per penalty (the ranks share the folds; summed in fold order).
+        let foldLosses: [[Double]] = try communicator.gatherShares(count: RandomConvolutionFitting.foldCount) { folds in
+            folds.map { fold in
+                foldLoss(fold: fold, foldOf: foldOf, features: features, targets: targets, groups: groups, weights: weights,
+                         classCount: classCount)
             }
+        }
+        var losses = [Double](repeating: 0, count: penalties.count)
+        for fold in foldLosses {
+            for (index, loss) in fold.enumerated() { losses[index] += loss }
         }
         var best = 0
         for index in penalties.indices where losses[index] < losses[best] - 1e-12 { best = index }
         return penalties[best]
+    }
+
+    /// The weighted held-out log loss of fold `fold` for each penalty (none when the fold cannot be fitted).
+    func foldLoss(fold: Int, foldOf: [Int: Int], features: Tensor, targets: [Int], groups: [Int], weights: [Float],
+                  classCount: Int) -> [Double] {
+        let penalties = RandomConvolutionFitting.penalties
+        var losses: [Double] = []
+        let training = groups.indices.filter { foldOf[groups[$0]] != fold }
+        let held = groups.indices.filter { foldOf[groups[$0]] == fold }
+        guard Set(training.map { targets[$0] }).count >= 2, !held.isEmpty else { return [] }
+        let trainingFeatures = features.rows(training)
+        let heldFeatures = features.rows(held)
+        var start: SoftmaxRegression.Parameters? = nil
+        for penalty in penalties {
+            let fit = SoftmaxRegression(l2Penalty: penalty).fit(
+                features: trainingFeatures, labels: training.map { targets[$0] }, classCount: classCount,
+                maximumIterations: RandomConvolutionFitting.maximumCrossValidationIterations,
+                sampleWeights: training.map { weights[$0] }, start: start)
+            start = fit.parameters
+            let probabilities = fit.parameters.logits(heldFeatures).softmax(axis: -1)
+            var loss = 0.0, total = 0.0
+            for (row, item) in held.enumerated() {
+                loss -= Double(weights[item]) * log(max(Double(probabilities.scalars[row * classCount + targets[item]]), 1e-12))
+                total += Double(weights[item])
+            }
+            losses.append(loss / max(total, 1e-12))
+        }
+        return losses
     }
 }

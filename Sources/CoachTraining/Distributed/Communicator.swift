@@ -174,6 +174,43 @@ public final class Communicator: @unchecked Sendable {
         return values
     }
 
+    /// Rows computed in shares: `body` returns the rows of its share of `count` rows, flattened;
+    /// every rank gets all rows in row order (failures as in `gatherShares`).
+    public func gatherRows(count: Int, _ body: (Range<Int>) throws -> [Float]) throws -> [Float] {
+        guard size > 1 else { return try body(0..<count) }
+        let parts = try gatherOutcomes { FloatVector(try body(share(of: count))) }
+        var rows: [Float] = []
+        rows.reserveCapacity(parts.reduce(0) { $0 + $1.values.count })
+        for part in parts { rows += part.values }
+        return rows
+    }
+
+    /// Class probabilities of `count` examples computed in shares (`body` gives its share's rows),
+    /// every row on every rank in example order.
+    public func gatherProbabilities(count: Int, classes: Int, _ body: (Range<Int>) throws -> [[Float]]) throws -> [[Float]] {
+        guard size > 1 else { return try body(0..<count) }
+        let flat = try gatherRows(count: count) { try body($0).flatMap { $0 } }
+        guard flat.count == count * classes else { throw WireError.truncated }
+        return (0..<count).map { Array(flat[($0 * classes)..<(($0 + 1) * classes)]) }
+    }
+
+    /// The element-wise sum of every rank's `values` (the same length on every rank), added in
+    /// rank order, so every rank gets the same bits.
+    public func sumInRankOrder(_ values: [Float]) throws -> [Float] {
+        guard size > 1 else { return values }
+        let parts = try allGather(FloatVector(values).wireBytes).map { bytes -> [Float] in
+            var reader = WireReader(bytes)
+            let part = try reader.readFloats()
+            guard part.count == values.count else { throw WireError.truncated }
+            return part
+        }
+        var sum = parts[0]
+        for part in parts.dropFirst() {
+            for index in sum.indices { sum[index] += part[index] }
+        }
+        return sum
+    }
+
     /// Checks that every rank sees the same `items` (file names, say): ranks that shared out a
     /// list they see differently would exchange results for the wrong files. Throws on every rank,
     /// naming the ranks and hosts that differ from rank 0 and how, when they do not.

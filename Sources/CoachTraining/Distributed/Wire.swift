@@ -93,6 +93,15 @@ public protocol WireCodable {
     init(from reader: inout WireReader) throws
 }
 
+extension WireCodable {
+    /// The value's bytes alone.
+    public var wireBytes: [UInt8] {
+        var writer = WireWriter()
+        write(to: &writer)
+        return writer.bytes
+    }
+}
+
 extension Int: WireCodable {
     public func write(to writer: inout WireWriter) { writer.write(self) }
     public init(from reader: inout WireReader) throws { self = try reader.readInt() }
@@ -138,4 +147,12 @@ extension Array: WireCodable where Element: WireCodable {
         reserveCapacity(count)
         for _ in 0..<count { append(try Element(from: &reader)) }
     }
+}
+
+/// Floats that travel as their bits (one array, without a count per element).
+public struct FloatVector: WireCodable, Equatable {
+    public var values: [Float]
+    public init(_ values: [Float]) { self.values = values }
+    public func write(to writer: inout WireWriter) { writer.write(values) }
+    public init(from reader: inout WireReader) throws { values = try reader.readFloats() }
 }

@@ -20,6 +20,9 @@ public struct HandPoseClassifierTrainer {
     public let configuration: HandPoseClassifierTrainingConfiguration
     /// Receives progress, iteration, note and warning events.
     public var observer: TrainingObserver?
+    /// The processes sharing each minibatch (`mpirun -np N`; gradients summed in rank order) and the
+    /// validation poses. A single process by default.
+    public var communicator: Communicator = .single
 
     /// A trainer for `configuration`. Throws `HandPoseTrainingError.invalidConfiguration` listing every bad value.
     public init(configuration: HandPoseClassifierTrainingConfiguration, observer: TrainingObserver? = nil) throws {
@@ -99,17 +102,21 @@ public struct HandPoseClassifierTrainer {
                 return window
             },
             validate: validationItems.isEmpty ? nil : {
-                HandPoseClassifierTrainer.validate(model, poses: validationWindows, targets: validationTargets)
+                try HandPoseClassifierTrainer.validate(model, poses: validationWindows, targets: validationTargets,
+                                                       communicator: communicator)
             },
             score: { loss, _ in -loss },
-            observer: observer)
+            observer: observer, communicator: communicator)
         return try loop.run(checkpoint: checkpoint, resume: resume, shouldContinue: shouldContinue,
                             trainingCount: trainingItems.count, validationCount: validationItems.count, unit: "poses")
     }
 
     /// Mean cross-entropy and accuracy of `poses` against `targets`.
-    static func validate(_ model: HandPoseClassifierModel, poses: [PoseWindow], targets: [Int]) -> (loss: Double, accuracy: Double) {
-        let probabilities = model.probabilities(for: poses)
+    static func validate(_ model: HandPoseClassifierModel, poses: [PoseWindow], targets: [Int],
+                         communicator: Communicator = .single) throws -> (loss: Double, accuracy: Double) {
+        let probabilities = try communicator.gatherProbabilities(count: poses.count, classes: model.labels.count) {
+            model.probabilities(for: Array(poses[$0]))
+        }
         var loss = 0.0, correct = 0
         for (row, target) in zip(probabilities, targets) {
             loss -= Foundation.log(max(Double(row[target]), 1e-12))

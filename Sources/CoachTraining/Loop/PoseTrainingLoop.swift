@@ -80,10 +80,12 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
     /// The training input of one example, augmented with `generator`.
     var input: (_ item: Int, _ generator: inout SeededGenerator) -> PoseWindow
     /// Validation loss and accuracy of the current weights; nil when nothing is held out.
-    var validate: (() -> (loss: Double, accuracy: Double))?
+    var validate: (() throws -> (loss: Double, accuracy: Double))?
     /// The early-stopping score of a validation result (higher is better).
     var score: (_ loss: Double, _ accuracy: Double) -> Double
     var observer: TrainingObserver?
+    /// The processes sharing each minibatch (data-parallel); a single process by default.
+    var communicator: Communicator = .single
 
     /// Trains `model` in place (the kept weights loaded at the end unless interrupted);
     /// `trainingCount` and `validationCount` examples of `unit` are reported in the result.
@@ -113,10 +115,22 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
         var stoppedEarly = false
         if resume {
             guard let checkpoint else { throw ActionTrainingError.checkpointMissing(path: "(none given)") }
-            guard FileManager.default.fileExists(atPath: checkpoint.path) else {
+            // Rank 0's checkpoint is the job's: the other ranks (perhaps on other hosts) read its bytes.
+            _ = try communicator.gatherOutcomes { () -> Bool in
+                guard communicator.isRoot, !FileManager.default.fileExists(atPath: checkpoint.path) else { return true }
                 throw ActionTrainingError.checkpointMissing(path: checkpoint.path)
             }
-            let saved = try Checkpoint.read(from: checkpoint)
+            let saved: Checkpoint
+            if communicator.size > 1 {
+                let bytes = try communicator.broadcast(communicator.isRoot ? Array(try Data(contentsOf: checkpoint)) : [])
+                let copy = communicator.isRoot ? checkpoint : FileManager.default.temporaryDirectory
+                    .appendingPathComponent("coach-\(ProcessInfo.processInfo.processIdentifier)-\(checkpoint.lastPathComponent)")
+                if !communicator.isRoot { try Data(bytes).write(to: copy) }
+                defer { if !communicator.isRoot { try? FileManager.default.removeItem(at: copy) } }
+                saved = try Checkpoint.read(from: copy)
+            } else {
+                saved = try Checkpoint.read(from: checkpoint)
+            }
             try Checkpoint.check(saved.record, path: checkpoint.path, configuration: config, fingerprint: fingerprint,
                                  labels: labels)
             do {
@@ -151,16 +165,26 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
                 let batch = Array(order[(step * config.batchSize)..<min((step + 1) * config.batchSize, order.count)])
                 let inputs = batch.map { input($0, &generator) }
                 let batchTargets = batch.map { targets[$0] }
-                let tape = Tape(mode: .training, generator: generator.fork())
-                let logits = model.logits(for: inputs, tape: tape)
-                let loss = Loss.softmaxCrossEntropy(logits: logits, labels: batchTargets, classWeights: classWeights,
-                                                    labelSmoothing: config.labelSmoothing)
-                var gradients = tape.gradients(of: loss)
+                let tapeGenerator = generator.fork()
+                var gradients: Gradients
+                if communicator.size > 1 {
+                    let step = try sharedStep(inputs: inputs, targets: batchTargets, classWeights: classWeights,
+                                              generator: tapeGenerator)
+                    gradients = step.gradients
+                    lossSum += step.loss * Double(batch.count)
+                    correct += step.correct
+                } else {
+                    let tape = Tape(mode: .training, generator: tapeGenerator)
+                    let logits = model.logits(for: inputs, tape: tape)
+                    let loss = Loss.softmaxCrossEntropy(logits: logits, labels: batchTargets, classWeights: classWeights,
+                                                        labelSmoothing: config.labelSmoothing)
+                    gradients = tape.gradients(of: loss)
+                    lossSum += Double(loss.value.scalar) * Double(batch.count)
+                    correct += zip(logits.value.argmax(axis: 1), batchTargets).filter { $0 == $1 }.count
+                }
                 GradientClipping.clipByGlobalNorm(&gradients, parameters: network.trainableParameters, maxNorm: 5)
                 optimizer.learningRate = schedule.rate(at: iteration * stepsPerIteration + step)
                 optimizer.update(network.namedParameters, gradients: gradients)
-                lossSum += Double(loss.value.scalar) * Double(batch.count)
-                correct += zip(logits.value.argmax(axis: 1), batchTargets).filter { $0 == $1 }.count
                 seen += batch.count
                 done += batch.count
                 meter.update(done, observer: observer)
@@ -171,7 +195,7 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
                                          validationLoss: nil, validationAccuracy: nil,
                                          learningRate: Double(optimizer.learningRate), isBest: false)
             if let validate {
-                let (loss, accuracy) = validate()
+                let (loss, accuracy) = try validate()
                 record.validationLoss = loss
                 record.validationAccuracy = accuracy
                 if earlyStopping.record(score(loss, accuracy), iteration: iteration) {
@@ -185,7 +209,7 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
             var summary = record.summary
             summary.totalIterations = config.maximumIterations
             observer?(.iteration(summary))
-            if let checkpoint {
+            if let checkpoint, communicator.isRoot {
                 let state = Checkpoint(record: .init(completedIterations: iteration, configuration: config,
                                                      dataFingerprint: fingerprint, labels: labels, history: history,
                                                      stoppedEarly: stoppedEarly),
@@ -219,5 +243,57 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
             bestIteration: validate == nil ? nil : history.last(where: \.isBest)?.iteration,
             stoppedEarly: stoppedEarly, interrupted: interrupted, trainingCount: trainingCount,
             validationCount: validationCount, unit: unit, metrics: metrics, configurationMetadata: config.metadata)
+    }
+
+    /// One minibatch over the ranks of a data-parallel job: each rank runs forward and backward on
+    /// its share of the batch (its loss weighted by its share of the batch's example weights, so
+    /// the sum is the whole batch's weighted mean), the gradients are summed in rank order, and
+    /// batch norm's running statistics are averaged (weighted by share), so every rank holds the
+    /// same weights after the update. Returns the summed gradients, the batch loss and the number
+    /// of examples classified correctly.
+    func sharedStep(inputs: [PoseWindow], targets batchTargets: [Int], classWeights: [Float]?,
+                    generator: SeededGenerator) throws -> (gradients: Gradients, loss: Double, correct: Int) {
+        let network = model.network
+        let parameters = network.trainableParameters
+        let buffers = network.namedParameters.map(\.parameter).filter { $0.kind == .buffer }
+        let share = communicator.share(of: inputs.count)
+        let exampleWeight = { (target: Int) -> Float in classWeights?[target] ?? 1 }
+        let totalWeight = batchTargets.reduce(Float(0)) { $0 + exampleWeight($1) }
+        var message: [Float] = []
+        var loss: Float = 0, correct = 0
+        if !share.isEmpty {
+            // Dropout masks of this rank's examples: a stream of its own, fixed by the rank.
+            var own = generator
+            let tape = Tape(mode: .training, generator: SeededGenerator(seed: own.next() ^ UInt64(communicator.rank &+ 1) &* 0x9E37_79B9_7F4A_7C15))
+            let shareTargets = Array(batchTargets[share])
+            let logits = model.logits(for: Array(inputs[share]), tape: tape)
+            let shareLoss = Loss.softmaxCrossEntropy(logits: logits, labels: shareTargets, classWeights: classWeights,
+                                                     labelSmoothing: configuration.labelSmoothing)
+            let fraction = shareTargets.reduce(Float(0)) { $0 + exampleWeight($1) } / max(totalWeight, 1e-12)
+            let gradients = tape.gradients(of: shareLoss, seed: Tensor(repeating: fraction, shape: shareLoss.shape))
+            for parameter in parameters {
+                message += gradients[parameter]?.scalars ?? [Float](repeating: 0, count: parameter.value.count)
+            }
+            loss = shareLoss.value.scalar * fraction
+            correct = zip(logits.value.argmax(axis: 1), shareTargets).filter { $0 == $1 }.count
+        } else {
+            message = [Float](repeating: 0, count: parameters.reduce(0) { $0 + $1.value.count })
+        }
+        // Running statistics, weighted by this rank's share of the batch.
+        let weight = Float(share.count) / Float(max(inputs.count, 1))
+        for buffer in buffers { message += buffer.value.scalars.map { $0 * weight } }
+        message += [loss, Float(correct)]
+        let sum = try communicator.sumInRankOrder(message)
+        var offset = 0
+        var tensors: [Tensor] = []
+        for parameter in parameters {
+            tensors.append(Tensor(shape: parameter.value.shape, scalars: Array(sum[offset..<(offset + parameter.value.count)])))
+            offset += parameter.value.count
+        }
+        for buffer in buffers {
+            buffer.value = Tensor(shape: buffer.value.shape, scalars: Array(sum[offset..<(offset + buffer.value.count)]))
+            offset += buffer.value.count
+        }
+        return (Gradients(parameters: parameters, tensors: tensors), Double(sum[offset]), Int(sum[offset + 1].rounded()))
     }
 }

@@ -25,7 +25,7 @@ extension Job {
         if placement.size.map({ $0 > 1 }) ?? true {
             let name = type(of: command).configuration.commandName ?? "this command"
             Console.warning("coach \(name) runs on one process: ranks other than 0 of this job have nothing to do and ended"
-                            + " (mpirun shares the work of train image-classifier and train object-detector)")
+                            + " (mpirun shares the work of the train commands)")
         }
     }
 }

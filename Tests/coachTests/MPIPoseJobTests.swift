@@ -1,0 +1,139 @@
+import CoachModels
+import Foundation
+import TestSupport
+import XCTest
+
+/// `mpirun -np N coach train action-classifier | hand-pose-classifier` (issue 18): minibatches
+/// split among the ranks with gradients summed in rank order. One rank writes a plain run's bytes;
+/// a given N repeats its bytes and resumes to them; two ranks reach a plain run's accuracy on
+/// NATOPS recordings neither saw.
+final class MPIPoseJobTests: XCTestCase {
+    /// NATOPS (real recordings) split by file order: every fourth clip of each class held out.
+    static func natopsSplit(in folder: URL) throws -> (train: URL, test: URL) {
+        let source = try SharedData.require("data/natops/train")
+        let train = folder.appendingPathComponent("train"), test = folder.appendingPathComponent("test")
+        let manager = FileManager.default
+        for label in try manager.contentsOfDirectory(atPath: source.path).sorted() {
+            let clips = try manager.contentsOfDirectory(atPath: source.appendingPathComponent(label).path)
+                .filter { $0.hasSuffix(".csv") }.sorted()
+            for (index, clip) in clips.enumerated() {
+                let side = (index % 4 == 0 ? test : train).appendingPathComponent(label)
+                try manager.createDirectory(at: side, withIntermediateDirectories: true)
+                try manager.copyItem(at: source.appendingPathComponent(label).appendingPathComponent(clip),
+                                     to: side.appendingPathComponent(clip))
+            }
+        }
+        return (train, test)
+    }
+
+    /// `coach train action-classifier` on `data` to a fresh `folder/name/model.h5`, plainly or on `ranks` ranks.
+    static func trainActions(_ data: URL, folder: URL, name: String, ranks: Int?, extra: [String] = []) throws -> URL {
+        let output = try MPIJobTests.output(folder, name)
+        let arguments = ["train", "action-classifier", "--data", data.path, "--output", output.path, "--quiet"] + extra
+        let result = try ranks.map { try MPIJobTests.runJob(ranks: $0, arguments) } ?? CoachExecutable.run(arguments)
+        XCTAssertEqual(result.exitCode, 0, result.standardError)
+        return output
+    }
+
+    func testActionClassifierOnOneRankWritesThePlainBytesAndTwoRanksRepeatTheirs() throws {
+        _ = try MPIJobTests.mpirun()
+        let folder = try temporaryDirectory(self)
+        let data = try SharedData.require("data/natops/train")
+        let short = ["--max-iterations", "12", "--seed", "3"]
+        let plain = try Data(contentsOf: Self.trainActions(data, folder: folder, name: "plain", ranks: nil, extra: short))
+        let one = try Data(contentsOf: Self.trainActions(data, folder: folder, name: "one", ranks: 1, extra: short))
+        XCTAssertEqual(one, plain, "mpirun -np 1 must write a plain run's bytes")
+        let twoA = try Self.trainActions(data, folder: folder, name: "twoA", ranks: 2, extra: short)
+        let twoB = try Self.trainActions(data, folder: folder, name: "twoB", ranks: 2, extra: short)
+        XCTAssertEqual(try Data(contentsOf: twoA), try Data(contentsOf: twoB), "two ranks must repeat their bytes")
+        XCTAssertNotEqual(try Data(contentsOf: twoA), plain, "two ranks sum their gradients in another order than one batch")
+        // The random-convolution head does not depend on the network: its features and folds are
+        // shared out and gathered in order, so it is the same bits on any number of ranks.
+        let plainHead = try ActionClassifierModel(contentsOf: folder.appendingPathComponent("plain/model.h5")).randomConvolution
+        let twoHead = try ActionClassifierModel(contentsOf: twoA).randomConvolution
+        XCTAssertNotNil(plainHead)
+        XCTAssertEqual(plainHead, twoHead)
+    }
+
+    func testTwoRanksReachThePlainAccuracyOnUnseenNATOPSRecordings() throws {
+        _ = try MPIJobTests.mpirun()
+        let folder = try temporaryDirectory(self)
+        let split = try Self.natopsSplit(in: folder.appendingPathComponent("natops"))
+        var accuracies: [String: [Double]] = [:]
+        for seed in 0..<3 {
+            for (name, ranks) in [("plain", nil), ("two", 2)] as [(String, Int?)] {
+                let model = try Self.trainActions(split.train, folder: folder, name: "\(name)\(seed)", ranks: ranks,
+                                                  extra: ["--seed", "\(seed)"])
+                let evaluation = try CoachExecutable.run(["evaluate", model.path, "--data", split.test.path, "--json"])
+                XCTAssertEqual(evaluation.exitCode, 0, evaluation.standardError)
+                let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(evaluation.standardOutput.utf8)) as? [String: Any])
+                XCTAssertEqual(report["count"] as? Int, 48)
+                accuracies[name, default: []].append(try XCTUnwrap(report["accuracy"] as? Double))
+            }
+        }
+        let plain = accuracies["plain"]!.reduce(0, +) / 3, two = accuracies["two"]!.reduce(0, +) / 3
+        // One held-out clip is 2.1 points; a seed moves a run by a clip or two either way, so the
+        // comparison is of the mean over three seeds (the issue asks for 0.5 points).
+        XCTAssertEqual(two, plain, accuracy: 0.005, "per seed: plain \(accuracies["plain"]!), two ranks \(accuracies["two"]!)")
+        XCTAssertGreaterThan(plain, 0.9)
+    }
+
+    func testAKilledActionJobResumesToTheUninterruptedBytes() throws {
+        _ = try MPIJobTests.mpirun()
+        let folder = try temporaryDirectory(self)
+        let data = try SharedData.require("data/natops/train")
+        let options = ["--max-iterations", "30", "--patience", "100", "--seed", "2"]
+        let reference = try Data(contentsOf: Self.trainActions(data, folder: folder, name: "reference", ranks: 2, extra: options))
+
+        let output = try MPIJobTests.output(folder, "killed")
+        let checkpoint = output.deletingPathExtension().appendingPathExtension("checkpoint.h5")
+        let marker = UUID().uuidString
+        let process = try MPIJobTests.jobProcess(ranks: 2, ["train", "action-classifier", "--data", data.path, "--output", output.path,
+                                                            "--quiet"] + options,
+                                                 extraEnvironment: ["COACH_TEST_JOB": marker])
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(300)
+        while !FileManager.default.fileExists(atPath: checkpoint.path) && process.isRunning && Date() < deadline { usleep(20_000) }
+        let victim = try XCTUnwrap(MPIJobTests.rankPID(1, marker: marker), "rank 1 not found (the job ended first?)")
+        kill(victim, SIGKILL)
+        process.waitUntilExit()
+        XCTAssertNotEqual(process.terminationStatus, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path), "no model from a killed job")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: checkpoint.path))
+
+        // Rank 1 reads rank 0's checkpoint through MPI (it may be on another host).
+        let resumed = try MPIJobTests.runJob(ranks: 2, ["train", "action-classifier", "--data", data.path, "--output", output.path,
+                                                        "--resume"] + options)
+        XCTAssertEqual(resumed.exitCode, 0, resumed.standardError)
+        XCTAssertTrue(resumed.standardError.contains("resuming from") || resumed.standardOutput.contains("resuming from"),
+                      resumed.standardError)
+        XCTAssertEqual(try Data(contentsOf: output), reference, "resumed on two ranks: the uninterrupted two-rank bytes")
+    }
+
+    func testHandPoseClassifierOnOneRankWritesThePlainBytes() throws {
+        _ = try MPIJobTests.mpirun()
+        let folder = try temporaryDirectory(self)
+        let data = try SharedData.require("data/hand-gestures/hand-poses.csv")
+        func train(_ name: String, ranks: Int?) throws -> (URL, CoachExecutable.Result) {
+            let output = try MPIJobTests.output(folder, name)
+            let arguments = ["train", "hand-pose-classifier", "--data", data.path, "--output", output.path, "--max-iterations", "4",
+                             "--validation-fraction", "0.2"]
+            return (output, try ranks.map { try MPIJobTests.runJob(ranks: $0, arguments) } ?? CoachExecutable.run(arguments))
+        }
+        let (plain, plainRun) = try train("plain", ranks: nil)
+        let (one, _) = try train("one", ranks: 1)
+        let (_, twoRun) = try train("two", ranks: 2)
+        XCTAssertEqual(plainRun.exitCode, 0, plainRun.standardError)
+        XCTAssertEqual(twoRun.exitCode, 0, twoRun.standardError)
+        XCTAssertEqual(try Data(contentsOf: one), try Data(contentsOf: plain))
+        XCTAssertEqual(twoRun.standardOutput.components(separatedBy: "wrote ").count, 2, "one model line:\n\(twoRun.standardOutput)")
+        let accuracy = { (text: String) -> Double? in
+            guard let range = text.range(of: #"validation accuracy [0-9.]+%"#, options: .regularExpression) else { return nil }
+            return Double(text[range].dropFirst("validation accuracy ".count).dropLast())
+        }
+        let plainAccuracy = try XCTUnwrap(accuracy(plainRun.standardOutput)), twoAccuracy = try XCTUnwrap(accuracy(twoRun.standardOutput))
+        XCTAssertEqual(twoAccuracy, plainAccuracy, accuracy: 1.0, "validation accuracy on the held-out poses")
+    }
+}
