@@ -84,6 +84,8 @@ enum ActionClassifierCommands: TaskCommandHandler {
         var windows: [Window]
     }
 
+    static let predictsAllOrNothing = true
+
     static func predict(modelPath: String, options: PredictCommand) throws {
         let classifier = try ActionClassifier(contentsOf: URL(fileURLWithPath: modelPath))
         if let threshold = options.confidenceThreshold { classifier.confidenceThreshold = Float(threshold) }

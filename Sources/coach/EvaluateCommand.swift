@@ -78,7 +78,7 @@ struct EvaluationDataOptions: ParsableArguments {
 }
 
 /// `coach predict MODEL INPUT…`: runs any Coach model on new inputs.
-struct PredictCommand: ParsableCommand {
+struct PredictCommand: ParsableCommand, JobCommand {
     static let configuration = CommandConfiguration(
         commandName: "predict",
         abstract: "Run a trained model on images or pose clips and print its predictions.",
@@ -168,7 +168,14 @@ struct PredictCommand: ParsableCommand {
             }
             try TaskOption.check(givenTaskOptions, model: model, task: summary.metadata.task, accepted: handler.predictOptions,
                                  acceptedBy: { $0.predictOptions })
-            try handler.predict(modelPath: model, options: self)
+            let job = try Job.start()
+            guard job.size > 1 else { return try handler.predict(modelPath: model, options: self) }
+            // Over an MPI job: each rank predicts its share of the inputs; rank 0 prints them all in order.
+            try ShardedOutput.run(job: job, count: inputs.count, json: json, allOrNothing: handler.predictsAllOrNothing) { share in
+                var part = self
+                part.inputs = Array(inputs[share])
+                try reportingErrors { try handler.predict(modelPath: model, options: part) }
+            }
         }
     }
 }
@@ -179,8 +186,15 @@ protocol TaskCommandHandler {
     static func predict(modelPath: String, options: PredictCommand) throws
     /// The task-specific `predict` options this task reads.
     static var predictOptions: Set<TaskOption> { get }
+    /// Whether `predict` reads every input before printing any result, so that one bad input
+    /// means no result at all (false: each input's result or error on its own).
+    static var predictsAllOrNothing: Bool { get }
     /// The task-specific `evaluate` options this task reads.
     static var evaluateOptions: Set<TaskOption> { get }
+}
+
+extension TaskCommandHandler {
+    static var predictsAllOrNothing: Bool { false }
 }
 
 /// `predict`'s and `evaluate`'s options that only some tasks read.

@@ -80,6 +80,20 @@ final class MPIJobTests: XCTestCase {
             XCTAssertEqual(table(job.standardOutput), table(plain.standardOutput))
             XCTAssertNotNil(table(plain.standardOutput))
         }
+
+        // predict over ranks: each predicts its share; rank 0 prints them in input order, the bad
+        // file's error among them, and the job fails as one process does.
+        let images = try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("test/board").path).sorted()
+            .prefix(5).map { data.appendingPathComponent("test/board/\($0)").path } + [broken.path]
+        for json in [false, true] {
+            let arguments = ["predict", plainURL.path] + images + (json ? ["--json"] : [])
+            let one = try CoachExecutable.run(arguments)
+            let job = try Self.runJob(ranks: 3, arguments)
+            XCTAssertEqual(one.exitCode, 1, one.standardError)
+            XCTAssertNotEqual(job.exitCode, 0, job.standardError)
+            XCTAssertEqual(job.standardOutput, one.standardOutput, "predict --json \(json)")
+            XCTAssertEqual(job.standardError.components(separatedBy: "zzzz-broken.jpg").count, 2, job.standardError)
+        }
     }
 
     func testMoreRanksThanFilesEndsAsASingleProcessDoes() throws {

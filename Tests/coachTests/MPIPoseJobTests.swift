@@ -55,6 +55,31 @@ final class MPIPoseJobTests: XCTestCase {
         XCTAssertEqual(plainHead, twoHead)
     }
 
+    func testPredictOverRanksPrintsTheClipsInOrderOrOnlyTheErrors() throws {
+        _ = try MPIJobTests.mpirun()
+        let folder = try temporaryDirectory(self)
+        let split = try Self.natopsSplit(in: folder.appendingPathComponent("natops"))
+        let model = try Self.trainActions(split.train, folder: folder, name: "model", ranks: nil, extra: ["--max-iterations", "6"])
+        let clips = try FileManager.default.subpathsOfDirectory(atPath: split.test.path).filter { $0.hasSuffix(".csv") }.sorted()
+            .prefix(9).map { split.test.appendingPathComponent($0).path }
+        for json in [false, true] {
+            let arguments = ["predict", model.path] + clips + (json ? ["--json"] : [])
+            let one = try CoachExecutable.run(arguments)
+            let job = try MPIJobTests.runJob(ranks: 2, arguments)
+            XCTAssertEqual(one.exitCode, 0, one.standardError)
+            XCTAssertEqual(job.exitCode, 0, job.standardError)
+            XCTAssertFalse(one.standardOutput.isEmpty)
+            XCTAssertEqual(job.standardOutput, one.standardOutput, "predict --json \(json)")
+        }
+        // The action classifier reads every clip before it predicts: a bad one means no results.
+        let broken = folder.appendingPathComponent("broken.csv")
+        try Data("bad".utf8).write(to: broken)
+        let job = try MPIJobTests.runJob(ranks: 2, ["predict", model.path] + clips + [broken.path])
+        XCTAssertNotEqual(job.exitCode, 0)
+        XCTAssertEqual(job.standardOutput, "")
+        XCTAssertTrue(job.standardError.contains("broken.csv:1"), job.standardError)
+    }
+
     func testTwoRanksReachThePlainAccuracyOnUnseenNATOPSRecordings() throws {
         _ = try MPIJobTests.mpirun()
         let folder = try temporaryDirectory(self)

@@ -11,9 +11,14 @@ enum Console {
     /// notes or progress (rank 0 speaks for the job), only their own errors, named by this.
     nonisolated(unsafe) static var followerName: String?
 
+    /// When set, results, notes, warnings and errors are kept here in order instead of written
+    /// (a rank's share of `predict`, whose output rank 0 prints: `ShardedOutput`); no progress.
+    nonisolated(unsafe) static var captured: [(standardError: Bool, text: String)]?
+
     /// Writes a result line to stdout. A result that cannot be written (a full disk, `/dev/full`, a
     /// closed pipe) ends the command with an error and exit status 74 (EX_IOERR) — never a silent 0.
     static func print(_ line: String = "") {
+        if captured != nil { captured!.append((false, line + "\n")); return }
         guard followerName == nil else { return }
         let bytes = Array((line + "\n").utf8)
         var written = 0
@@ -55,6 +60,7 @@ enum Console {
 
     /// Writes a line to stderr.
     static func note(_ line: String) {
+        if captured != nil { captured!.append((true, line + "\n")); return }
         guard followerName == nil else { return }
         clearProgress()
         writeDiagnostic((line + "\n"))
@@ -65,6 +71,7 @@ enum Console {
 
     /// Writes an error to stderr.
     static func error(_ line: String) {
+        if captured != nil { return note("error: \(line)") }
         if let followerName { return writeDiagnostic("error (\(followerName)): \(line)\n") }
         note("error: \(line)")
     }
@@ -80,7 +87,7 @@ enum Console {
     /// otherwise written as a line when the phase starts and then every
     /// `loggedProgressInterval` seconds.
     static func progress(_ line: String, phase: String) {
-        guard followerName == nil else { return }
+        guard followerName == nil, captured == nil else { return }
         if stderrIsTerminal {
             writeDiagnostic(("\r\u{1B}[K" + line))
             progressShown = true
