@@ -29,7 +29,9 @@ enum ActionClassifierCommands: TaskCommandHandler {
         sequence.frames.contains { frame in frame.keypoints.contains { ($0?.confidence ?? 0) > 0 } }
     }
 
-    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
+    static let evaluatesOnRankZero = true
+
+    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool, job: Communicator) throws {
         guard (data.data == nil) != (data.annotations == nil) else {
             throw ValidationError("give the labeled data with exactly one of --data DIR|TABLE.csv or --annotations FILE")
         }

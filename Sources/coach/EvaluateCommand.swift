@@ -1,9 +1,10 @@
 import ArgumentParser
 import CoachModels
+import CoachTraining
 import Foundation
 
 /// `coach evaluate MODEL …`: evaluates any Coach model on labeled data.
-struct EvaluateCommand: ParsableCommand {
+struct EvaluateCommand: ParsableCommand, JobCommand {
     static let configuration = CommandConfiguration(
         commandName: "evaluate",
         abstract: "Evaluate a trained model on labeled data and print its metrics.",
@@ -20,9 +21,14 @@ struct EvaluateCommand: ParsableCommand {
         --json prints one JSON object instead (task, accuracy, classes, confusionMatrix,
         perClass, … for classifiers).
 
+        Under mpirun (Open MPI) the ranks share the images' backbone work for image
+        classifiers and detectors, with the metrics of one process; pose models are
+        scored on rank 0.
+
         Examples:
           coach evaluate models/throws.h5 --annotations datasets/throws/test/annotations.csv
           coach evaluate models/fruit.h5 --data photos/test --json
+          mpirun -np 4 coach evaluate models/fruit.h5 --data photos/test
         """)
 
     @Argument(help: "The model file (.h5) to evaluate.")
@@ -41,7 +47,12 @@ struct EvaluateCommand: ParsableCommand {
             }
             try TaskOption.check(data.givenTaskOptions, model: model, task: summary.metadata.task,
                                  accepted: handler.evaluateOptions, acceptedBy: { $0.evaluateOptions })
-            try handler.evaluate(modelPath: model, data: data, json: json)
+            let job = try Job.start()
+            if job.size > 1 && handler.evaluatesOnRankZero {
+                guard job.isRoot else { return }
+                Console.warning("coach evaluate runs on one process for \(summary.metadata.task) models: ranks other than 0 of this job have nothing to do and ended")
+            }
+            try handler.evaluate(modelPath: model, data: data, json: json, job: job)
         }
     }
 }
@@ -92,6 +103,10 @@ struct PredictCommand: ParsableCommand, JobCommand {
           coach predict models/board.h5 frame.jpg --draw frame-boxes.png
           coach predict models/throws.h5 clip.csv --json
           coach predict models/hands.h5 poses.csv --top 2
+
+        Under mpirun (Open MPI) each rank predicts its share of the inputs and rank 0
+        prints every result in input order (one JSON array with --json):
+          mpirun -np 4 coach predict models/fruit.h5 photos/*.jpg --json
         """)
 
     @Argument(help: "The model file (.h5).")
@@ -182,10 +197,14 @@ struct PredictCommand: ParsableCommand, JobCommand {
 
 /// What each task contributes to `evaluate` and `predict`.
 protocol TaskCommandHandler {
-    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws
+    /// Evaluates on `data`; the ranks of `job` share the work where the task allows it (the
+    /// others give it to rank 0: `evaluatesOnRankZero`).
+    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool, job: Communicator) throws
     static func predict(modelPath: String, options: PredictCommand) throws
     /// The task-specific `predict` options this task reads.
     static var predictOptions: Set<TaskOption> { get }
+    /// Whether `evaluate` runs on rank 0 alone under mpirun (pose data from files is quick to score).
+    static var evaluatesOnRankZero: Bool { get }
     /// Whether `predict` reads every input before printing any result, so that one bad input
     /// means no result at all (false: each input's result or error on its own).
     static var predictsAllOrNothing: Bool { get }
@@ -195,6 +214,7 @@ protocol TaskCommandHandler {
 
 extension TaskCommandHandler {
     static var predictsAllOrNothing: Bool { false }
+    static var evaluatesOnRankZero: Bool { false }
 }
 
 /// `predict`'s and `evaluate`'s options that only some tasks read.

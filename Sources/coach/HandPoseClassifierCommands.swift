@@ -23,7 +23,9 @@ enum HandPoseClassifierCommands: TaskCommandHandler {
         return PoseReadingOptions(frameRate: frameRate ?? 30, keypointOrigin: origin)
     }
 
-    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
+    static let evaluatesOnRankZero = true
+
+    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool, job: Communicator) throws {
         guard (data.data == nil) != (data.annotations == nil), let path = data.data ?? data.annotations else {
             throw ValidationError("\(modelPath) is a hand-pose classifier: give the labeled poses with --data TABLE.csv|DIR (or clips with --annotations FILE)")
         }

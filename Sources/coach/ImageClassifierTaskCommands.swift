@@ -10,7 +10,7 @@ enum ImageClassifierTaskCommands: TaskCommandHandler {
     static let predictOptions: Set<TaskOption> = [.top]
     static let evaluateOptions: Set<TaskOption> = []
 
-    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
+    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool, job: Communicator) throws {
         guard let folder = data.data else {
             throw CLIError("\(modelPath) is an image classifier: give the labeled images with --data DIR (a folder per label)")
         }
@@ -22,8 +22,8 @@ enum ImageClassifierTaskCommands: TaskCommandHandler {
         let backbone = try loadBackbone(nil)
         let evaluation = try ImageClassifierEvaluator.evaluate(
             model: model, modelPath: modelPath, backbone: backbone, data: URL(fileURLWithPath: folder),
-            featureCache: FeatureCache(directory: FeatureCache.defaultDirectory()),
-            observer: Console.observer(quiet: json))
+            featureCache: FeatureCache(directory: FeatureCache.defaultDirectory()), communicator: job,
+            observer: job.isRoot ? Console.observer(quiet: json) : nil)
         if json {
             try Console.printJSON(evaluation.metrics)
         } else {

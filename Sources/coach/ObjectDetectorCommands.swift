@@ -10,7 +10,7 @@ enum ObjectDetectorCommands: TaskCommandHandler {
     static let predictOptions: Set<TaskOption> = [.confidenceThreshold, .iouThreshold, .draw, .overwrite]
     static let evaluateOptions: Set<TaskOption> = []
 
-    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool) throws {
+    static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool, job: Communicator) throws {
         guard let annotations = data.annotations else {
             throw ValidationError("an object detector is evaluated on --annotations FILE.json (Create ML), a YOLO names file or a Pascal VOC folder")
         }
@@ -21,7 +21,8 @@ enum ObjectDetectorCommands: TaskCommandHandler {
         }
         for warning in dataset.warnings.prefix(20) { Console.warning(warning.description) }
         let metrics = try ObjectDetectorEvaluation.evaluate(model: detector.model, backbone: detector.backbone.network,
-                                                             dataset: dataset, observer: Console.observer(quiet: json))
+                                                             dataset: dataset, communicator: job,
+                                                             observer: job.isRoot ? Console.observer(quiet: json) : nil)
         if json { try Console.printJSON(metrics) } else { Console.print(DetectionMetricsTable.render(metrics)) }
     }
 

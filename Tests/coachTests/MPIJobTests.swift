@@ -34,6 +34,17 @@ final class MPIJobTests: XCTestCase {
         return process
     }
 
+    /// Runs `arguments` in one process and on two ranks: both succeed and print the same, which contains `expected`.
+    static func assertSameOnTwoRanks(_ arguments: [String], printing expected: String, file: StaticString = #filePath,
+                                     line: UInt = #line) throws {
+        let plain = try CoachExecutable.run(arguments)
+        let shared = try runJob(ranks: 2, arguments)
+        XCTAssertEqual(plain.exitCode, 0, plain.standardError, file: file, line: line)
+        XCTAssertEqual(shared.exitCode, 0, shared.standardError, file: file, line: line)
+        XCTAssertEqual(shared.standardOutput, plain.standardOutput, file: file, line: line)
+        XCTAssertTrue(plain.standardOutput.contains(expected), plain.standardOutput, file: file, line: line)
+    }
+
     /// Cornhole crops (real photos; FORMATS §1 folders) in `directory`.
     static func crops(in directory: URL) throws -> URL {
         let annotations = try SharedData.require("data/cornhole/images/annotations.json")
@@ -80,6 +91,9 @@ final class MPIJobTests: XCTestCase {
             XCTAssertEqual(table(job.standardOutput), table(plain.standardOutput))
             XCTAssertNotNil(table(plain.standardOutput))
         }
+
+        // evaluate over ranks: the features of the test photos are shared out; the same table.
+        try Self.assertSameOnTwoRanks(["evaluate", plainURL.path, "--data", data.path, "--json"], printing: "confusionMatrix")
 
         // predict over ranks: each predicts its share; rank 0 prints them in input order, the bad
         // file's error among them, and the job fails as one process does.
@@ -248,5 +262,10 @@ final class MPIJobTests: XCTestCase {
         XCTAssertEqual(resumed.exitCode, 0, resumed.standardError)
         XCTAssertTrue(resumed.standardError.contains("resuming from"), resumed.standardError)
         XCTAssertEqual(try Data(contentsOf: output), expected)
+
+        // evaluate over ranks: each computes the maps of its share of the photos; the same metrics.
+        let test = SharedData.repositoryRoot.appendingPathComponent("datasets/cornhole/test/annotations.json")
+        try Self.assertSameOnTwoRanks(["evaluate", output.path, "--annotations", test.path, "--json"],
+                                      printing: "meanAveragePrecision50")
     }
 }

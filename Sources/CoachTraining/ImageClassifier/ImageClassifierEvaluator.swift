@@ -17,9 +17,11 @@ public enum ImageClassifierEvaluator {
     /// Evaluates `model` (running on `backbone`, which must be the one it was trained on) on
     /// the class folders at `data` (a folder of class folders; for a `train/`+`test/` layout
     /// the `test/` split is used). Labels the model does not know are an error; features may
-    /// come from and go to `featureCache`.
+    /// come from and go to `featureCache`. With several ranks (`communicator`), each hashes and
+    /// extracts its share of the images, and every rank gets the single process's result.
     public static func evaluate(model: ImageClassifierModel, modelPath: String, backbone: Backbone, data: URL,
-                                featureCache: FeatureCache? = nil, observer: TrainingObserver? = nil) throws -> ImageClassifierEvaluation {
+                                featureCache: FeatureCache? = nil, communicator: Communicator = .single,
+                                observer: TrainingObserver? = nil) throws -> ImageClassifierEvaluation {
         try model.checkBackbone(backbone, modelPath: modelPath)
         var folder: LabeledImageFolder
         if let splits = try ImageFolderDataset.splitFolders(data) {
@@ -33,18 +35,18 @@ public enum ImageClassifierEvaluator {
         }
         var skipped: [String] = []
         var sources: [ImageSource] = [], files: [LabeledImageFile] = []
-        for file in folder.images {
-            do {
-                sources.append(ImageSource(url: file.url, fileSHA256: try FileDigest.sha256(ofFileAt: file.url)))
-                files.append(file)
-            } catch {
-                skipped.append("\(file.url.path): \((error as? LocalizedError)?.errorDescription ?? "\(error)")")
+        for (file, hash) in zip(folder.images, try FileHashOutcome.hashes(of: folder.images, communicator: communicator)) {
+            guard let sha256 = hash.sha256 else {
+                skipped.append("\(file.url.path): \(hash.problem ?? "unreadable")")
+                continue
             }
+            sources.append(ImageSource(url: file.url, fileSHA256: sha256))
+            files.append(file)
         }
         let extraction = ImageFeatureExtraction(extractor: ImageFeatureExtractor(backbone: backbone, encoding: model.encoding),
                                                 cache: featureCache, augmentations: [], seed: 0)
-        let extracted = extraction.run(sources: sources, views: { _ in [ImageView(augmentationIndex: nil)] },
-                                       phase: "extracting features", observer: observer)
+        let extracted = try extraction.run(sources: sources, views: { _ in [ImageView(augmentationIndex: nil)] },
+                                           phase: "extracting features", observer: observer, communicator: communicator)
         skipped += extracted.failures.map(\.message)
         for message in skipped { observer?(.warning("skipped: \(message)")) }
         guard !extracted.rowImages.isEmpty else { throw ImageClassifierTrainingError.noUsableImages(path: folder.root.path) }

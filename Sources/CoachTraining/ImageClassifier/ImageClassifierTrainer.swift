@@ -93,14 +93,7 @@ public struct ImageClassifierTrainer {
         // Content hashes: cache keys and duplicate detection.
         var skipped: [String] = [], warnings: [String] = []
         let everyFile = trainingFiles + validationFiles + testFiles
-        try communicator.checkSameEverywhere(everyFile.map { "\($0.label)/\($0.url.lastPathComponent)" }, what: "image files")
-        let hashes = try communicator.gatherShares(count: everyFile.count) { share in
-            share.map { index -> FileHashOutcome in
-                do { return FileHashOutcome(sha256: try FileDigest.sha256(ofFileAt: everyFile[index].url), problem: nil) } catch {
-                    return FileHashOutcome(sha256: nil, problem: (error as? LocalizedError)?.errorDescription ?? "\(error)")
-                }
-            }
-        }
+        let hashes = try FileHashOutcome.hashes(of: everyFile, communicator: communicator)
         func hashed(_ range: Range<Int>) -> [(file: LabeledImageFile, sha: String)] {
             range.compactMap { index in
                 guard let sha = hashes[index].sha256 else {

@@ -1,3 +1,4 @@
+import CoachData
 import CoachModels
 import Foundation
 
@@ -90,5 +91,20 @@ struct FileHashOutcome: WireCodable {
     init(from reader: inout WireReader) throws {
         sha256 = try String?(from: &reader)
         problem = try String?(from: &reader)
+    }
+}
+
+extension FileHashOutcome {
+    /// The SHA-256 of every file (or why it cannot be read), in file order; the ranks hash their
+    /// shares, after checking that they all see the same files.
+    static func hashes(of files: [LabeledImageFile], communicator: Communicator) throws -> [FileHashOutcome] {
+        try communicator.checkSameEverywhere(files.map { "\($0.label)/\($0.url.lastPathComponent)" }, what: "image files")
+        return try communicator.gatherShares(count: files.count) { share in
+            share.map { index -> FileHashOutcome in
+                do { return FileHashOutcome(sha256: try FileDigest.sha256(ofFileAt: files[index].url), problem: nil) } catch {
+                    return FileHashOutcome(sha256: nil, problem: (error as? LocalizedError)?.errorDescription ?? "\(error)")
+                }
+            }
+        }
     }
 }

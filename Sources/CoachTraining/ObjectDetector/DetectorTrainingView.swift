@@ -209,3 +209,20 @@ enum DetectorSeeds {
         return h
     }
 }
+
+extension DetectorViewBuilder {
+    /// `build` over the job's ranks: after checking that every rank sees the same images, each
+    /// builds the views of its share (contiguous, in file order) and every rank gets all of them, in
+    /// a single process's order and with its bits (a view's augmentation derives from the seed,
+    /// the image's index and the view alone). Rank 0's progress is scaled to the whole job.
+    func build(_ images: [AnnotatedImage], viewsPerImage: Int, phase: String, observer: TrainingObserver?,
+               communicator: Communicator) throws -> [DetectorTrainingView] {
+        try communicator.checkSameEverywhere(images.map { "\($0.url.lastPathComponent) \($0.objects.count)" },
+                                             what: "annotated images")
+        return try communicator.gatherShares(count: images.count) { share in
+            let scale = Double(images.count) / Double(max(1, share.count))
+            return try build(images, range: share, viewsPerImage: viewsPerImage, phase: phase,
+                             observer: observer.map { ImageFeatureExtraction.scaledProgress($0, by: scale) })
+        }
+    }
+}

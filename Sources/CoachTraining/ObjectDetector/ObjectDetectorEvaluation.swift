@@ -47,9 +47,12 @@ public enum ObjectDetectorEvaluation {
     }
 
     /// Evaluates `model` on `dataset`: backbone maps of every image, detections, metrics.
-    /// Boxes of labels the model does not know are reported in a warning and left out.
+    /// Boxes of labels the model does not know are reported in a warning and left out. With
+    /// several ranks (`communicator`), each computes the maps of its share of the images and every
+    /// rank gets the single process's metrics.
     public static func evaluate(model: ObjectDetectorModel, backbone: EfficientNetLite0, dataset: DetectionDataset,
                                 confidenceThreshold: Double = ObjectDetectorModel.defaultConfidenceThreshold,
+                                communicator: Communicator = .single,
                                 observer: TrainingObserver? = nil) throws -> DetectionMetrics {
         // Scores over no images would read as a (zero) result: an empty test set is an error.
         guard !dataset.images.isEmpty else { throw ObjectDetectorTrainingError.noImages(path: dataset.source.path) }
@@ -61,7 +64,8 @@ public enum ObjectDetectorEvaluation {
         let builder = DetectorViewBuilder(extractor: extractor, encoding: extractor.encoding,
                                           classIndex: Dictionary(uniqueKeysWithValues: model.classLabels.enumerated().map { ($1, $0) }),
                                           pipeline: AugmentationPipeline(steps: []), seed: 0)
-        let views = try builder.build(dataset.images, viewsPerImage: 1, phase: "detecting", observer: observer)
+        let views = try builder.build(dataset.images, viewsPerImage: 1, phase: "detecting", observer: observer,
+                                      communicator: communicator)
         let images = evaluatedImages(model: model, images: dataset.images, views: views)
         return DetectionMetrics(classes: model.classLabels, images: images, confidenceThreshold: confidenceThreshold)
     }

@@ -81,18 +81,11 @@ public enum ObjectDetectorTrainer {
                             + String(format: "to keep the cache of %d images within %.1f GB", training.images.count,
                                      Double(ObjectDetectorTrainingConfiguration.viewCacheBudgetBytes) / 1e9)))
         }
-        func sharedBuild(_ images: [AnnotatedImage], viewsPerImage: Int, phase: String) throws -> [DetectorTrainingView] {
-            try communicator.checkSameEverywhere(images.map { "\($0.url.lastPathComponent) \($0.objects.count)" },
-                                                 what: "annotated images")
-            return try communicator.gatherShares(count: images.count) { share in
-                let scale = Double(images.count) / Double(max(1, share.count))
-                return try builder.build(images, range: share, viewsPerImage: viewsPerImage, phase: phase,
-                                         observer: observer.map { ImageFeatureExtraction.scaledProgress($0, by: scale) })
-            }
-        }
-        let views = try sharedBuild(training.images, viewsPerImage: viewsPerImage, phase: "caching backbone maps")
+        let views = try builder.build(training.images, viewsPerImage: viewsPerImage, phase: "caching backbone maps", observer: observer,
+                                      communicator: communicator)
         let validationViews = try validation.map {
-            try sharedBuild($0.images, viewsPerImage: 1, phase: "caching validation maps")
+            try builder.build($0.images, viewsPerImage: 1, phase: "caching validation maps", observer: observer,
+                              communicator: communicator)
         }
         let seconds = ProgressMeter.now() - start
         let megabytes = Double(views.reduce(0) { $0 + $1.maps.byteCount }) / 1_048_576
