@@ -190,6 +190,7 @@ struct PredictCommand: ParsableCommand, JobCommand {
                 var part = self
                 part.inputs = Array(inputs[share])
                 try reportingErrors { try handler.predict(modelPath: model, options: part) }
+                return []
             }
         }
     }

@@ -1,10 +1,11 @@
 import ArgumentParser
 import CoachData
 import CoachModels
+import CoachTraining
 import Foundation
 
 /// `coach extract-poses`: Vision-compatible body or hand poses from photos, photo folders and videos.
-struct ExtractPosesCommand: ParsableCommand {
+struct ExtractPosesCommand: ParsableCommand, JobCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract-poses",
         abstract: "Extract body (body18) or hand (hand21) poses from photos, photo folders and videos.",
@@ -28,6 +29,10 @@ struct ExtractPosesCommand: ParsableCommand {
           coach extract-poses throw.mp4 --joints body18 --output throw.csv --draw throw.png
           coach extract-poses photos/*.jpg --joints hand21 --output poses/
           coach extract-poses frames/ --frame-rate 60 --output clip.json
+
+        Under mpirun (Open MPI) each rank extracts its share of the inputs and writes their \
+        clips; rank 0 reports them all in input order:
+          mpirun -np 8 coach extract-poses videos/*.mp4 --output poses/
         """)
 
     @Argument(help: "Photos (.jpg, .png), folders of photos, or videos (.mp4, .mov, .mkv, .avi, …).")
@@ -125,8 +130,30 @@ struct ExtractPosesCommand: ParsableCommand {
         if let output, !(output.hasSuffix(".csv") || output.hasSuffix(".json")) {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         }
+        let summary = { (failures: [String]) in
+            "\(failures.count) of \(inputs.count) input\(inputs.count == 1 ? "" : "s") failed: " + failures.joined(separator: ", ")
+        }
+        let job = try Job.start()
+        if job.size > 1 {
+            // Over an MPI job: each rank extracts its share of the inputs (each writes its clips);
+            // rank 0 prints every rank's notes and results in input order.
+            return try ShardedOutput.run(job: job, count: inputs.count, json: false, failureSummary: summary) { share in
+                extract(Array(inputs[share]), with: extractor, kind: kind)
+            }
+        }
+        let failures = extract(inputs, with: extractor, kind: kind)
+        if !failures.isEmpty {
+            // Each failure was reported as it happened; this sums up (an input error, not a usage error).
+            Console.error(summary(failures))
+            throw ExitCode.failure
+        }
+    }
+
+    /// Extracts the poses of `paths`, writing or printing each clip; returns the inputs that failed
+    /// (each reported as it fails).
+    func extract(_ paths: [String], with extractor: PoseExtractor, kind: ExtractedJoints) -> [String] {
         var failures: [String] = []
-        for path in inputs {
+        for path in paths {
             let input = URL(fileURLWithPath: path)
             let started = Date()
             let drawsVideo = draw.map { Self.videoExtensions.contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) } ?? false
@@ -203,9 +230,7 @@ struct ExtractPosesCommand: ParsableCommand {
                 failures.append(path)
             }
         }
-        if !failures.isEmpty {
-            throw ValidationError("\(failures.count) of \(inputs.count) input\(inputs.count == 1 ? "" : "s") failed: " + failures.joined(separator: ", "))
-        }
+        return failures
     }
 }
 

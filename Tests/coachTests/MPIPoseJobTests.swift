@@ -80,6 +80,38 @@ final class MPIPoseJobTests: XCTestCase {
         XCTAssertTrue(job.standardError.contains("broken.csv:1"), job.standardError)
     }
 
+    func testExtractPosesOverRanksWritesEveryClipAndSumsUpTheFailures() throws {
+        _ = try MPIJobTests.mpirun()
+        let models = SharedData.repositoryRoot.appendingPathComponent("models/pose")
+        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand-landmarks.h5").path) else {
+            throw skipTest("SKIPPED: no imported pose models in \(models.path); `make build` imports them")
+        }
+        let hands = try SharedData.require("reference/mediapipe/hands")
+        let folder = try temporaryDirectory(self)
+        let broken = folder.appendingPathComponent("broken.jpg")
+        try Data("not a JPEG".utf8).write(to: broken)
+        let photos = try FileManager.default.contentsOfDirectory(atPath: hands.path).filter { $0.hasSuffix(".jpg") }.sorted()
+            .prefix(4).map { hands.appendingPathComponent($0).path } + [broken.path]
+        func run(_ name: String, ranks: Int?) throws -> CoachExecutable.Result {
+            let arguments = ["extract-poses"] + photos + ["--joints", "hand21", "--models", models.path,
+                                                          "--output", folder.appendingPathComponent(name).path]
+            return try ranks.map { try MPIJobTests.runJob(ranks: $0, arguments) } ?? CoachExecutable.run(arguments)
+        }
+        let one = try run("one", ranks: nil), two = try run("two", ranks: 2)
+        XCTAssertEqual(one.exitCode, 1, one.standardError)
+        XCTAssertNotEqual(two.exitCode, 0, two.standardError)
+        for result in [one, two] {
+            XCTAssertTrue(result.standardError.contains("error: 1 of 5 inputs failed: \(broken.path)"), result.standardError)
+            XCTAssertEqual(result.standardError.components(separatedBy: "  wrote ").count, 5, result.standardError)
+        }
+        let clips = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("one").path).sorted()
+        XCTAssertEqual(clips.count, 4)
+        for clip in clips {
+            XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("two/\(clip)")),
+                           try Data(contentsOf: folder.appendingPathComponent("one/\(clip)")), clip)
+        }
+    }
+
     func testTwoRanksReachThePlainAccuracyOnUnseenNATOPSRecordings() throws {
         _ = try MPIJobTests.mpirun()
         let folder = try temporaryDirectory(self)

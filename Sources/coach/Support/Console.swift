@@ -12,7 +12,8 @@ enum Console {
     nonisolated(unsafe) static var followerName: String?
 
     /// When set, results, notes, warnings and errors are kept here in order instead of written
-    /// (a rank's share of `predict`, whose output rank 0 prints: `ShardedOutput`); no progress.
+    /// (a rank's share of `predict`, whose output rank 0 prints: `ShardedOutput`); rank 0 still
+    /// shows its own progress.
     nonisolated(unsafe) static var captured: [(standardError: Bool, text: String)]?
 
     /// Writes a result line to stdout. A result that cannot be written (a full disk, `/dev/full`, a
@@ -87,7 +88,7 @@ enum Console {
     /// otherwise written as a line when the phase starts and then every
     /// `loggedProgressInterval` seconds.
     static func progress(_ line: String, phase: String) {
-        guard followerName == nil, captured == nil else { return }
+        guard followerName == nil else { return }
         if stderrIsTerminal {
             writeDiagnostic(("\r\u{1B}[K" + line))
             progressShown = true

@@ -13,16 +13,20 @@ enum ShardedOutput {
         var chunks: [(standardError: Bool, text: String)]
         /// Its exit status (0: success).
         var exitCode: Int32
+        /// The inputs of its share that failed, when the command carries on past them.
+        var failedInputs: [String]
 
         func write(to writer: inout WireWriter) {
             chunks.map(\.standardError).write(to: &writer)
             chunks.map(\.text).write(to: &writer)
             writer.write(Int(exitCode))
+            failedInputs.write(to: &writer)
         }
 
-        init(chunks: [(standardError: Bool, text: String)], exitCode: Int32) {
+        init(chunks: [(standardError: Bool, text: String)], exitCode: Int32, failedInputs: [String]) {
             self.chunks = chunks
             self.exitCode = exitCode
+            self.failedInputs = failedInputs
         }
 
         init(from reader: inout WireReader) throws {
@@ -30,6 +34,7 @@ enum ShardedOutput {
             guard streams.count == texts.count else { throw WireError.truncated }
             chunks = Array(zip(streams, texts))
             exitCode = Int32(truncatingIfNeeded: try reader.readInt())
+            failedInputs = try [String](from: &reader)
         }
     }
 
@@ -37,14 +42,17 @@ enum ShardedOutput {
     /// job's output on rank 0; ends the process with the job's exit status when a share failed.
     /// `allOrNothing`: a command that prints no result when any input fails (it reads them all
     /// first) prints none when any share failed, only the errors.
+    /// `body` returns the inputs of its share that failed (for commands that carry on past a
+    /// failed input and then sum up: `failureSummary` makes rank 0's closing error of all of them).
     static func run(job: Communicator, count: Int, json: Bool, allOrNothing: Bool = false,
-                    _ body: (Range<Int>) throws -> Void) throws {
+                    failureSummary: (([String]) -> String)? = nil, _ body: (Range<Int>) throws -> [String]) throws {
         let share = job.share(of: count)
         Console.captured = []
-        var exitCode: Int32 = 0
+        var exitCode: Int32 = 0, failedInputs: [String] = []
         if !share.isEmpty {
             do {
-                try body(share)
+                failedInputs = try body(share)
+                if !failedInputs.isEmpty { exitCode = ExitCode.failure.rawValue }
             } catch let error as ExitCode {
                 exitCode = error.rawValue
             } catch {
@@ -52,7 +60,7 @@ enum ShardedOutput {
                 exitCode = ExitCode.failure.rawValue
             }
         }
-        let outcome = Outcome(chunks: Console.captured ?? [], exitCode: exitCode)
+        let outcome = Outcome(chunks: Console.captured ?? [], exitCode: exitCode, failedInputs: failedInputs)
         Console.captured = nil
         let outcomes = try job.allGather(outcome.wireBytes).map { bytes -> Outcome in
             var reader = WireReader(bytes)
@@ -69,6 +77,8 @@ enum ShardedOutput {
         let text = allOrNothing && failed != nil ? "" : json ? mergedJSONArrays(results) : results.joined()
         if !text.isEmpty { Console.print(String(text.dropLast(text.hasSuffix("\n") ? 1 : 0))) }
         if let failed {
+            let failedInputs = outcomes.flatMap(\.failedInputs)
+            if let failureSummary, !failedInputs.isEmpty { Console.error(failureSummary(failedInputs)) }
             Console.finishStandardOutput()
             exit(failed)
         }
