@@ -14,7 +14,7 @@ struct Bench: ParsableCommand {
         Self.main(nil)
     }
 
-    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-peers (Coach beside aeon's MiniRocket/MultiRocket), pose-models (MediaPipe's models beside LiteRT, 1080p video), samples, detector, game (coach analyze's pipeline on a rendered 720p game), scale (mpirun -np 2 against one process, peak memory at --scale-photos); slow re-measurements of alternatives: action-compare, hand-compare, hand-action-compare, detector-experiments, samples-realism; detector-quick.")
+    @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-peers (Coach beside aeon's MiniRocket/MultiRocket), pose-models (MediaPipe's models beside LiteRT, 1080p video), samples, detector, game (coach analyze's pipeline on a rendered 720p game), scale (mpirun -np 2 against one process, peak memory at --scale-photos; scale-poses: its pose-classifier part alone); slow re-measurements of alternatives: action-compare, hand-compare, hand-action-compare, detector-experiments, samples-realism; detector-quick.")
     var only: String = "tensor,backbone,imageclassifier,action,action-peers,pose-models,samples,detector,game,scale"
 
     @Option(help: "Photo counts whose peak training memory the scale group measures (comma-separated).")
@@ -116,6 +116,9 @@ struct Bench: ParsableCommand {
         }
         if groups.contains("scale") {
             try ScaleBenchmarks.run(backbonePath: backbone, sizes: scalePhotos.split(separator: ",").compactMap { Int($0) })
+        }
+        if groups.contains("scale") || groups.contains("scale-poses") {
+            try ScaleBenchmarks.runPoseTraining(sharedPath: shared)
         }
         if groups.contains("detector") || groups.contains("detector-quick") {
             try DetectorBenchmarks.run(backbonePath: backbone, sharedPath: shared, threads: threadCounts.max() ?? 1,

@@ -130,4 +130,47 @@ enum ScaleBenchmarks {
             previous = (size, measured.maxRSSMegabytes)
         }
     }
+
+    /// Data-parallel pose classifiers: `train action-classifier` on NATOPS and `train
+    /// hand-pose-classifier` on the hand poses, as one process on one and on two threads and as
+    /// two ranks of one thread (`mpirun -np 2`).
+    static func runPoseTraining(sharedPath: String) throws {
+        print("== scale, pose classifiers (issue 18): mpirun -np 2 (minibatches split, gradients summed) against one process")
+        let here = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let coach = here.appendingPathComponent("coach").path
+        guard let mpirun = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+            .map({ "\($0)/mpirun" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIPPED scale poses: no mpirun on PATH (Debian openmpi-bin; make deps installs it)")
+            return
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("coach-scale-poses-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let root = ["OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"]
+        let sets: [(name: String, command: String, data: String, extra: [String])] = [
+            ("NATOPS (180 clips)", "action-classifier", sharedPath + "/data/natops/train", []),
+            ("hand poses (4,450)", "hand-pose-classifier", sharedPath + "/data/hand-gestures/hand-poses.csv", ["--validation-fraction", "0.1"]),
+        ]
+        for set in sets {
+            guard FileManager.default.fileExists(atPath: set.data) else {
+                print("SKIPPED \(set.name): \(set.data) is missing (set COACH_SHARED or --shared)")
+                continue
+            }
+            func arguments(_ name: String) -> [String] {
+                ["train", set.command, "--data", set.data, "--output", work.appendingPathComponent("\(set.command)-\(name)/model.h5").path,
+                 "--seed", "0"] + set.extra
+            }
+            let oneThread = try run([coach] + arguments("one"), environment: ["COACH_THREADS": "1"])
+            let twoThreads = try run([coach] + arguments("two-threads"), environment: ["COACH_THREADS": "2"])
+            let job = try run([mpirun, "-np", "2", "--bind-to", "core", coach] + arguments("ranks"), environment: root)
+            guard oneThread.status == 0, twoThreads.status == 0, job.status == 0 else {
+                print("scale poses: a run failed:\n\(oneThread.standardError)\n\(job.standardError)")
+                continue
+            }
+            print(String(format: "%@: 1 process × 1 thread %.1f s, × 2 threads %.1f s, mpirun -np 2 × 1 thread %.1f s",
+                         set.name, oneThread.seconds, twoThreads.seconds, job.seconds))
+            print(String(format: "mpirun-np2-vs-one-thread %@: %.2f; vs two threads: %.2f", set.command,
+                         oneThread.seconds / job.seconds, twoThreads.seconds / job.seconds))
+        }
+    }
 }

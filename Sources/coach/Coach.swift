@@ -28,7 +28,8 @@ struct Coach: ParsableCommand {
             if let job = Communicator.current, job.size > 1 {
                 // A rank that fails ends every rank at once (the others may be waiting for it in a
                 // collective): MPI_Abort, after its message.
-                let message = fullMessage(for: readable)
+                // The message alone: not ArgumentParser's "Error:" prefix and usage, after "error: ".
+                let message = Self.message(for: readable)
                 if !message.isEmpty { Console.error(message) }
                 job.abort(exitCode: exitCode(for: readable).rawValue)
             }
