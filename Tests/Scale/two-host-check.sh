@@ -3,7 +3,8 @@
 # pair, an SSH server in coach-b, and `mpirun --host A:1,B:1` started in coach-a — what a cluster
 # does, without a cluster. Trains an image classifier and an object detector over the two hosts
 # and checks that the model bytes equal a single-host two-rank run's and a plain run's; then
-# hides one photo from host B and checks that the job stops with an error naming it.
+# kills the rank on host B while it trains an action classifier data-parallel and resumes, and hides one photo from host B and checks
+# that the job stops with an error naming it.
 # Needs root, iproute2, openssh-server/-client and Open MPI (`make scale-check` installs them).
 # Traffic stays on 10.77.0.0/24 inside the two namespaces; everything is torn down on exit.
 set -euo pipefail
@@ -20,7 +21,7 @@ done
 [ -x "$COACH" ] || { echo "error: $COACH not built (make build)" >&2; exit 1; }
 
 cleanup() {
-  for pidfile in "$WORK"/sshd*.pid; do [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true; done
+  for pidfile in "$WORK"/sshd*.pid; do [ -f "$pidfile" ] && kill "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null || true; done
   ip netns del coach-a 2>/dev/null || true
   ip netns del coach-b 2>/dev/null || true
   rm -rf "$WORK"
@@ -64,8 +65,9 @@ ip netns exec coach-a "$WORK/ssh-agent.sh" $B true
 MPI_TCP=(--mca btl self,tcp --mca btl_tcp_if_include $SUBNET --mca oob_tcp_if_include $SUBNET)
 on_two_hosts() {  # on_two_hosts PROGRAM ARGS…: one rank on each host
   ip netns exec coach-a mpirun --allow-run-as-root --host $A:1,$B:1 -np 2 --mca plm_rsh_agent "$WORK/ssh-agent.sh" \
-    "${MPI_TCP[@]}" -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -x PATH "$@"
+    "${MPI_TCP[@]}" -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -x PATH -x COACH_SCALE_JOB "$@"
 }
+export COACH_SCALE_JOB=none
 two_hosts() { on_two_hosts "$COACH" "$@"; }
 one_host() { mpirun --allow-run-as-root --oversubscribe -np 2 "$COACH" "$@"; }
 
@@ -97,6 +99,44 @@ check() {  # check NAME ARGS… : plain, one host × 2 ranks, two hosts × 1 ran
 check image-classifier train image-classifier --data "$WORK/samples/sports-gear" --no-feature-cache --augment flip --seed 1
 check object-detector train object-detector --annotations datasets/cornhole/train/annotations.json --views-per-image 2 \
   --max-iterations 40 --seed 1
+echo "==> rank 1 killed on host B while training: the job ends in seconds naming it; --resume finishes it"
+# The action classifier trains data-parallel: both ranks work (and hold the minibatch) until the end.
+NATOPS=${COACH_SHARED:-../shared}/data/natops/train
+[ -d "$NATOPS" ] || { echo "error: $NATOPS is missing (set COACH_SHARED to the shared data folder)" >&2; exit 1; }
+killed_args=(train action-classifier --data "$NATOPS" --max-iterations 40 --patience 100 --seed 3)
+mkdir -p "$WORK/killed" "$WORK/killed-reference"
+one_host "${killed_args[@]}" --output "$WORK/killed-reference/model.h5" >/dev/null 2>&1
+( if COACH_SCALE_JOB=$$-killed two_hosts "${killed_args[@]}" --output "$WORK/killed/model.h5" >/dev/null 2>"$WORK/killed.log"
+  then echo 0; else echo $?; fi > "$WORK/killed.status" ) &
+job=$!
+for attempt in $(seq 3000); do [ -e "$WORK/killed/model.checkpoint.h5" ] || [ -s "$WORK/killed.status" ] && break; sleep 0.1; done
+victim=""
+for environ in /proc/[0-9]*/environ; do
+  if grep -qzx "COACH_SCALE_JOB=$$-killed" "$environ" 2>/dev/null && grep -qzx "OMPI_COMM_WORLD_RANK=1" "$environ" 2>/dev/null; then
+    victim=$(basename "$(dirname "$environ")"); break
+  fi
+done
+if [ -z "$victim" ]; then
+  echo "    rank 1 not found on host B (the job ended first?)" >&2; cat "$WORK/killed.log" >&2; fail=1
+else
+  start=$SECONDS
+  kill -KILL "$victim"
+  wait $job || true
+  took=$((SECONDS - start))
+  if [ "$(cat "$WORK/killed.status")" = 0 ] || [ $took -gt 30 ] || ! grep -q "rank 1" "$WORK/killed.log" || [ -e "$WORK/killed/model.h5" ]; then
+    cat "$WORK/killed.log" >&2; echo "    the killed job did not end cleanly (status $(cat "$WORK/killed.status"), $took s)" >&2; fail=1
+  else
+    echo "    ended in $took s with status $(cat "$WORK/killed.status"): $(grep -m1 'rank 1' "$WORK/killed.log" | sed 's/^ *//' | cut -c1-140)"
+    two_hosts "${killed_args[@]}" --output "$WORK/killed/model.h5" --resume >/dev/null 2>"$WORK/resumed.log" \
+      || { cat "$WORK/resumed.log" >&2; fail=1; }
+    if cmp -s "$WORK/killed/model.h5" "$WORK/killed-reference/model.h5"; then
+      echo "    --resume on the two hosts: $(grep -m1 'resuming from' "$WORK/resumed.log" | cut -c1-100); the bytes of an uninterrupted two-rank run"
+    else
+      echo "    the resumed model differs from an uninterrupted two-rank run" >&2; fail=1
+    fi
+  fi
+fi
+
 echo "==> a photo missing on host B only: a clear error on every rank, no hang, no model"
 # A second SSH server on B, in a mount namespace of its own where one photo of ball/ is missing.
 first=$(ls "$WORK/samples/sports-gear/train/ball" | head -1)
