@@ -82,6 +82,10 @@ final class ImageClassifierTrainerTests: XCTestCase {
         XCTAssertEqual(Set(result.report.ignoredFiles.map { URL(fileURLWithPath: $0).lastPathComponent }), ["notes.txt", ".DS_Store"])
         XCTAssertTrue(notes.contains { $0.contains("notes.txt") })
         XCTAssertEqual(result.report.trainingCounts.values.reduce(0, +) + result.report.validationCounts.values.reduce(0, +), 18)
+        // The broken file's row leaves the features and the rows after it move up with their labels:
+        // a row left behind would pair every later image with its neighbour's label.
+        XCTAssertEqual(result.model.metrics["training.accuracy"], 1, "\(result.model.metrics)")
+        XCTAssertEqual(result.model.metrics["validation.accuracy"], 1, "\(result.model.metrics)")
     }
 
     func testImbalanceAndDuplicatesBetweenTrainingAndValidationAreWarned() throws {

@@ -61,6 +61,27 @@ final class SoftmaxRegressionTests: XCTestCase {
         for (g, h) in zip(a.gradient, b.gradient) { XCTAssertEqual(g, h, accuracy: 1e-5) }
     }
 
+    /// Rows given as blocks (the image head's refit over training and validation matrices, without a
+    /// concatenated copy) are the same problem as the rows concatenated: same objective, same gradient,
+    /// and a fit to the same optimum.
+    func testBlocksAreTheConcatenatedRows() {
+        let (x, y) = problem(seed: 8, rows: 30)
+        let first = x.rows(Array(0..<19)), second = x.rows(Array(19..<30))
+        let regression = SoftmaxRegression(l2Penalty: 0.05)
+        var generator = SeededGenerator(seed: 9)
+        let weights = (0..<30).map { _ in generator.nextUniform(0.2, 3) }
+        let packed = (0..<(5 * 3 + 3)).map { _ in generator.nextUniform(-0.5, 0.5) }
+        let whole = regression.objective(packed, features: x, labels: y, classCount: 3, sampleWeights: weights)
+        let split = regression.objective(packed, blocks: [first, second], labels: y, classCount: 3, sampleWeights: weights)
+        XCTAssertEqual(whole.value, split.value, accuracy: 1e-6)
+        for (g, h) in zip(whole.gradient, split.gradient) { XCTAssertEqual(g, h, accuracy: 1e-5) }
+        let fitWhole = regression.fit(features: x, labels: y, classCount: 3, maximumIterations: 200).parameters
+        let fitSplit = regression.fit(blocks: [first, second], labels: y, classCount: 3, maximumIterations: 200).parameters
+        for (a, b) in zip(fitWhole.weight.scalars + fitWhole.bias.scalars, fitSplit.weight.scalars + fitSplit.bias.scalars) {
+            XCTAssertEqual(a, b, accuracy: 1e-3)
+        }
+    }
+
     func testConvergesToTheRegularisedOptimum() {
         let (x, y) = problem(seed: 5)
         let regression = SoftmaxRegression(l2Penalty: 0.05)

@@ -89,19 +89,21 @@ func chooseL2Penalty(_ data: HeadTrainingData, configuration: ImageClassifierTra
     func foldLosses(_ fold: Int) -> [Double] {
         var foldLosses = [Double](repeating: 0, count: candidates.count)
         let rows = data.trainingGroups.indices
-        let training = rows.filter { foldOf[data.trainingGroups[$0]] != fold }
-        let held = rows.filter { foldOf[data.trainingGroups[$0]] == fold && data.trainingIsOriginal[$0] }
-        guard !held.isEmpty, !training.isEmpty else { return foldLosses }
-        let trainingFeatures = data.training.rows(training)
-        let heldFeatures = data.training.rows(held)
+        let inFold = rows.map { foldOf[data.trainingGroups[$0]] == fold }
+        let held = rows.filter { inFold[$0] && data.trainingIsOriginal[$0] }
+        guard !held.isEmpty, inFold.contains(false) else { return foldLosses }
+        // The fold's rows get weight 0 rather than a copy of the other rows: the weighted objective
+        // is the same (it is divided by the total weight), and the features are held once.
+        let weights = inFold.map { $0 ? Float(0) : 1 }
         var start: SoftmaxRegression.Parameters? = nil
         for (index, penalty) in candidates.enumerated() {
             let fit = SoftmaxRegression(l2Penalty: penalty).fit(
-                features: trainingFeatures, labels: training.map { data.trainingLabels[$0] }, classCount: data.classCount,
+                features: data.training, labels: data.trainingLabels, classCount: data.classCount,
                 maximumIterations: min(configuration.effectiveMaximumIterations,
-                                       ImageClassifierTrainingConfiguration.crossValidationIterations), start: start)
+                                       ImageClassifierTrainingConfiguration.crossValidationIterations),
+                sampleWeights: weights, start: start)
             start = fit.parameters
-            foldLosses[index] = lossAndAccuracy(logits: fit.parameters.logits(heldFeatures),
+            foldLosses[index] = lossAndAccuracy(logits: fit.parameters.logits(data.training).rows(held),
                                                 labels: held.map { data.trainingLabels[$0] }).loss / Double(folds)
         }
         return foldLosses

@@ -128,7 +128,7 @@ public struct ImageClassifierTrainer {
         let sources = all.map { ImageSource(url: $0.file.url, fileSHA256: $0.sha) }
         let views = [ImageView(augmentationIndex: nil)] + extraction.augmentations.indices.map { ImageView(augmentationIndex: $0) }
         if let cache = featureCache { emit(.note("feature cache: \(cache.directory.path)")) }
-        let extracted = try extraction.run(sources: sources, views: { $0 < training.count ? views : [views[0]] },
+        var extracted = try extraction.run(sources: sources, views: { $0 < training.count ? views : [views[0]] },
                                            phase: "extracting features", observer: observer, communicator: communicator)
         if extracted.cacheHits > 0 { emit(.note("\(extracted.cacheHits) of \(extracted.cacheHits + extracted.computed) image views read from the feature cache")) }
         if let failure = extracted.cacheWriteFailure { emit(.warning("could not write the feature cache: \(failure)")) }
@@ -167,7 +167,14 @@ public struct ImageClassifierTrainer {
         let trainingRows = rows(trainingRange, originalOnly: false)
         let validationRows = rows(validationRange, originalOnly: true)
         let testRows = rows(testRange, originalOnly: true)
-        let rawTraining = extracted.tensor(rows: trainingRows)
+        // Training rows come first in extraction order: they move into the training matrix, so
+        // the features are held once (the other rows stay in `extracted`).
+        let movesTraining = trainingRows == Array(0..<trainingRows.count)
+        let rawTraining = movesTraining ? extracted.takeLeadingRows(trainingRows.count) : extracted.tensor(rows: trainingRows)
+        let inTraining = { (rows: [Int]) in movesTraining && rows.allSatisfy({ $0 < trainingRows.count }) }
+        func features(_ rows: [Int]) -> Tensor {
+            inTraining(rows) ? rawTraining.rows(rows) : extracted.tensor(rows: rows)
+        }
         // The logistic head works on the raw features (measured on the cornhole crops: 97.7 % test
         // accuracy standardised against 98.9–100 % raw over the same penalties, as scikit-learn's
         // LogisticRegression on raw features gets); the MLP on standardised ones.
@@ -175,7 +182,7 @@ public struct ImageClassifierTrainer {
                                                              : FeatureStandardization(fitting: rawTraining)
         let data = HeadTrainingData(
             training: standardization.apply(rawTraining), trainingLabels: labelsOf(trainingRows),
-            validation: validationRows.isEmpty ? nil : standardization.apply(extracted.tensor(rows: validationRows)),
+            validation: validationRows.isEmpty ? nil : standardization.apply(features(validationRows)),
             validationLabels: labelsOf(validationRows), classCount: labels.count,
             trainingGroups: trainingRows.map { extracted.rowImages[$0] },
             trainingIsOriginal: trainingRows.map { extracted.rowViews[$0].augmentationIndex == nil })
@@ -199,7 +206,8 @@ public struct ImageClassifierTrainer {
         // Metrics of a head, on raw features (as the runtime computes them).
         func metrics(_ rows: [Int], of head: ImageClassifierHead) -> (ClassificationMetrics, Double)? {
             guard !rows.isEmpty else { return nil }
-            let logits = head.logits(features: extracted.tensor(rows: rows))
+            // Training rows are scored in place (a copy of them would double the features held).
+            let logits = inTraining(rows) ? head.logits(features: rawTraining).rows(rows) : head.logits(features: features(rows))
             let truth = labelsOf(rows)
             return (ClassificationMetrics(task: ModelTask.imageClassifier.rawValue, classes: labels, truth: truth,
                                           predictions: logits.argmax(axis: 1)),
@@ -210,9 +218,9 @@ public struct ImageClassifierTrainer {
         // measured the head above; the model keeps every training image.
         var finalHead = measuredHead
         if let penalty, heldOut, let validation = data.validation {
-            let features = Tensor.concatenate([data.training, validation], axis: 0)
+            // The two matrices as blocks of one fit: a concatenated copy would hold every feature twice.
             let refit = SoftmaxRegression(l2Penalty: penalty).fit(
-                features: features, labels: data.trainingLabels + data.validationLabels, classCount: labels.count,
+                blocks: [data.training, validation], labels: data.trainingLabels + data.validationLabels, classCount: labels.count,
                 maximumIterations: config.effectiveMaximumIterations)
             finalHead = head([ImageClassifierHead.Layer(weight: refit.parameters.weight, bias: refit.parameters.bias)])
             emit(.note("refitted on the training and validation images together (L2 penalty \(penalty))"))

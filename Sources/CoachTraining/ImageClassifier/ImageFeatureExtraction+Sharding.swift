@@ -23,6 +23,7 @@ extension ImageFeatureExtraction {
             return local
         }
         var merged = ExtractedFeatures()
+        merged.features.reserveCapacity(parts.reduce(0) { $0 + $1.features.count })
         for part in parts {
             merged.features += part.features
             merged.rowImages += part.rowImages

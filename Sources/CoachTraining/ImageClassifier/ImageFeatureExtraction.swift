@@ -33,13 +33,31 @@ struct ExtractedFeatures {
     /// Cache writes that failed (the first message), if any.
     var cacheWriteFailure: String?
 
-    /// The features of the rows at `rows`, as a [rows.count, 1280] tensor.
+    /// Rows moved out by `takeLeadingRows` (the first `features` row is row `movedRows`).
+    private(set) var movedRows = 0
+
+    /// The features of the rows at `rows` (none of them moved out), as a [rows.count, 1280] tensor.
     func tensor(rows: [Int]) -> Tensor {
         let width = EfficientNetLite0.featureCount
         var scalars: [Float] = []
         scalars.reserveCapacity(rows.count * width)
-        for row in rows { scalars += features[(row * width)..<((row + 1) * width)] }
+        for row in rows {
+            precondition(row >= movedRows, "row \(row) was moved out")
+            scalars += features[((row - movedRows) * width)..<((row - movedRows + 1) * width)]
+        }
         return Tensor(shape: [rows.count, width], scalars: scalars)
+    }
+
+    /// Moves the first `count` rows out as a [count, 1280] tensor, without copying them (the
+    /// rows after them are copied into storage of their own); their indices stay valid.
+    mutating func takeLeadingRows(_ count: Int) -> Tensor {
+        precondition(movedRows == 0 && count * EfficientNetLite0.featureCount <= features.count)
+        let split = count * EfficientNetLite0.featureCount
+        var leading = features
+        features = Array(leading[split...])
+        leading.removeSubrange(split...)
+        movedRows = count
+        return Tensor(shape: [count, EfficientNetLite0.featureCount], scalars: leading)
     }
 }
 
@@ -75,24 +93,28 @@ struct ImageFeatureExtraction {
              observer: TrainingObserver?) -> ExtractedFeatures {
         let width = EfficientNetLite0.featureCount
         var result = ExtractedFeatures()
-        // Rows in request order; nil until known.
-        var rows: [[Float]?] = [], rowImages: [Int] = [], rowViews: [ImageView] = [], keys: [String] = []
-        var missingByImage: [Int: [Int]] = [:], missingOrder: [Int] = []
-        for (imageIndex, source) in sources.enumerated() {
+        // Every view's row in one buffer laid out in request order, written in place as rows are read
+        // from the cache or computed: the features are held once (no per-row arrays, no growing copy).
+        var rowImages: [Int] = [], rowViews: [ImageView] = [], keys: [String] = []
+        for (imageIndex, _) in sources.enumerated() {
             for view in views(imageIndex) {
-                let key = FeatureCache.key(fileSHA256: source.fileSHA256, backboneSHA256: extractor.backbone.sha256,
-                                           encoding: extractor.encoding, view: viewKey(view, fileSHA256: source.fileSHA256))
-                let cached = cache?.load(key, count: width)
-                if cached == nil {
-                    if missingByImage[imageIndex] == nil { missingOrder.append(imageIndex) }
-                    missingByImage[imageIndex, default: []].append(rows.count)
-                } else {
-                    result.cacheHits += 1
-                }
-                rows.append(cached)
                 rowImages.append(imageIndex)
                 rowViews.append(view)
-                keys.append(key)
+            }
+        }
+        var buffer = [Float](repeating: 0, count: rowImages.count * width)
+        var missingByImage: [Int: [Int]] = [:], missingOrder: [Int] = []
+        for row in rowImages.indices {
+            let imageIndex = rowImages[row], source = sources[imageIndex]
+            let key = FeatureCache.key(fileSHA256: source.fileSHA256, backboneSHA256: extractor.backbone.sha256,
+                                       encoding: extractor.encoding, view: viewKey(rowViews[row], fileSHA256: source.fileSHA256))
+            keys.append(key)
+            if let cached = cache?.load(key, count: width) {
+                buffer.replaceSubrange((row * width)..<((row + 1) * width), with: cached)
+                result.cacheHits += 1
+            } else {
+                if missingByImage[imageIndex] == nil { missingOrder.append(imageIndex) }
+                missingByImage[imageIndex, default: []].append(row)
             }
         }
         let totalMissing = missingByImage.values.reduce(0) { $0 + $1.count }
@@ -125,10 +147,10 @@ struct ImageFeatureExtraction {
             if !encoded.isEmpty {
                 let features = extractor.features(encoded: encoded)
                 for (index, row) in encodedRows.enumerated() {
-                    let values = Array(features.scalars[(index * width)..<((index + 1) * width)])
-                    rows[row] = values
+                    let values = features.scalars[(index * width)..<((index + 1) * width)]
+                    buffer.replaceSubrange((row * width)..<((row + 1) * width), with: values)
                     if let cache {
-                        do { try cache.store(keys[row], values: values) } catch {
+                        do { try cache.store(keys[row], values: Array(values)) } catch {
                             if result.cacheWriteFailure == nil {
                                 result.cacheWriteFailure = "\(cache.directory.path): \((error as? LocalizedError)?.errorDescription ?? "\(error)")"
                             }
@@ -141,12 +163,21 @@ struct ImageFeatureExtraction {
             meter.update(done, observer: observer)
         }
         result.failures = failed.keys.sorted().map { ($0, failed[$0]!) }
-        for (row, values) in rows.enumerated() {
-            guard let values, failed[rowImages[row]] == nil else { continue }
-            result.features += values
+        // The failed images' rows leave the buffer: the others move up in place.
+        var kept = 0
+        for row in rowImages.indices where failed[rowImages[row]] == nil {
+            if kept != row {
+                buffer.withUnsafeMutableBufferPointer { values in
+                    let base = values.baseAddress!
+                    (base + kept * width).update(from: base + row * width, count: width)
+                }
+            }
             result.rowImages.append(rowImages[row])
             result.rowViews.append(rowViews[row])
+            kept += 1
         }
+        buffer.removeSubrange((kept * width)...)
+        result.features = buffer
         return result
     }
 

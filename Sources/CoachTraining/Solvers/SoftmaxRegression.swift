@@ -34,23 +34,38 @@ public struct SoftmaxRegression: Sendable {
     /// the weighted mean `Σ wᵢ·lossᵢ / Σ wᵢ`.
     public func objective(_ packed: [Float], features: Tensor, labels: [Int], classCount: Int,
                           sampleWeights: [Float]? = nil) -> (value: Double, loss: Double, gradient: [Float]) {
-        let parameters = unpack(packed, featureCount: features.shape[1], classCount: classCount)
-        let n = labels.count
-        let probabilities = parameters.logits(features).softmax(axis: -1)
-        var loss = 0.0
-        var residual = probabilities.scalars  // P − Y, then weighted and divided by the total weight
-        let totalWeight = sampleWeights.map { Double($0.reduce(0, +)) } ?? Double(n)
+        objective(packed, blocks: [features], labels: labels, classCount: classCount, sampleWeights: sampleWeights)
+    }
+
+    /// The same over the rows of `blocks` [Nᵢ, D] taken one after the other (as if concatenated,
+    /// without the copy): `labels` and `sampleWeights` run over all of them.
+    public func objective(_ packed: [Float], blocks: [Tensor], labels: [Int], classCount: Int,
+                          sampleWeights: [Float]? = nil) -> (value: Double, loss: Double, gradient: [Float]) {
+        let featureCount = blocks[0].shape[1]
+        let parameters = unpack(packed, featureCount: featureCount, classCount: classCount)
+        precondition(blocks.reduce(0) { $0 + $1.shape[0] } == labels.count, "one label per row")
+        let totalWeight = sampleWeights.map { Double($0.reduce(0, +)) } ?? Double(labels.count)
         let scale = 1 / Float(max(totalWeight, 1e-12))
-        for (row, label) in labels.enumerated() {
-            let weight = sampleWeights?[row] ?? 1
-            loss -= Double(weight) * Foundation.log(max(Double(probabilities.scalars[row * classCount + label]), 1e-30))
-            residual[row * classCount + label] -= 1
-            for c in 0..<classCount { residual[row * classCount + c] *= weight * scale }
+        var loss = 0.0
+        var gradient = [Float](repeating: 0, count: featureCount * classCount)
+        var biasGradient = [Float](repeating: 0, count: classCount)
+        var first = 0
+        for block in blocks {
+            let n = block.shape[0]
+            let probabilities = parameters.logits(block).softmax(axis: -1)
+            var residual = probabilities.scalars  // P − Y, then weighted and divided by the total weight
+            for row in 0..<n {
+                let label = labels[first + row], weight = sampleWeights?[first + row] ?? 1
+                loss -= Double(weight) * Foundation.log(max(Double(probabilities.scalars[row * classCount + label]), 1e-30))
+                residual[row * classCount + label] -= 1
+                for c in 0..<classCount { residual[row * classCount + c] *= weight * scale }
+            }
+            let weightGradient = Tensor.matmul(block, Tensor(shape: [n, classCount], scalars: residual), transposeA: true)
+            for index in gradient.indices { gradient[index] += weightGradient.scalars[index] }
+            for row in 0..<n { for c in 0..<classCount { biasGradient[c] += residual[row * classCount + c] } }
+            first += n
         }
         loss /= max(totalWeight, 1e-12)
-        let residualTensor = Tensor(shape: [n, classCount], scalars: residual)
-        let weightGradient = Tensor.matmul(features, residualTensor, transposeA: true)
-        var gradient = weightGradient.scalars
         let lambda = Float(l2Penalty)
         var penalty = 0.0
         for index in gradient.indices {
@@ -58,8 +73,6 @@ public struct SoftmaxRegression: Sendable {
             gradient[index] += lambda * w
             penalty += Double(w) * Double(w)
         }
-        var biasGradient = [Float](repeating: 0, count: classCount)
-        for row in 0..<n { for c in 0..<classCount { biasGradient[c] += residual[row * classCount + c] } }
         gradient += biasGradient
         return (loss + 0.5 * l2Penalty * penalty, loss, gradient)
     }
@@ -72,20 +85,29 @@ public struct SoftmaxRegression: Sendable {
                     sampleWeights: [Float]? = nil, start: Parameters? = nil,
                     observer: ((Int, Parameters, Double) -> Bool)? = nil)
         -> (parameters: Parameters, termination: LBFGSMinimizer.Termination) {
-        let featureCount = features.shape[1]
+        fit(blocks: [features], labels: labels, classCount: classCount, maximumIterations: maximumIterations,
+            sampleWeights: sampleWeights, start: start, observer: observer)
+    }
+
+    /// The same fit over the rows of `blocks` taken one after the other (see `objective(_:blocks:…)`).
+    public func fit(blocks: [Tensor], labels: [Int], classCount: Int, maximumIterations: Int,
+                    sampleWeights: [Float]? = nil, start: Parameters? = nil,
+                    observer: ((Int, Parameters, Double) -> Bool)? = nil)
+        -> (parameters: Parameters, termination: LBFGSMinimizer.Termination) {
+        let featureCount = blocks[0].shape[1]
         let origin = start.map { $0.weight.scalars + $0.bias.scalars }
             ?? [Float](repeating: 0, count: featureCount * classCount + classCount)
         let result = minimizer.minimize(
             from: origin, maximumIterations: maximumIterations,
             objective: { packed in
-                let evaluation = objective(packed, features: features, labels: labels, classCount: classCount,
+                let evaluation = objective(packed, blocks: blocks, labels: labels, classCount: classCount,
                                            sampleWeights: sampleWeights)
                 return (evaluation.value, evaluation.gradient)
             },
             observer: { iteration, packed, _ in
                 guard let observer else { return true }
                 let parameters = unpack(packed, featureCount: featureCount, classCount: classCount)
-                let loss = objective(packed, features: features, labels: labels, classCount: classCount,
+                let loss = objective(packed, blocks: blocks, labels: labels, classCount: classCount,
                                      sampleWeights: sampleWeights).loss
                 return observer(iteration, parameters, loss)
             })
