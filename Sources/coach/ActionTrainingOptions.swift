@@ -116,8 +116,9 @@ struct ActionTrainingOptions: ParsableArguments {
         let options = try media.attach(to: PoseReadingOptions(frameRate: frameRate, keypointOrigin: KeypointOrigin(rawValue: keypointOrigin) ?? .topLeft),
                                        joints: handJointsOnly ? .hand21 : .body18)
         let source = URL(fileURLWithPath: data ?? annotations ?? "")
-        let dataset = data != nil ? try PoseDataset.load(source, options: options)
-                                  : try PoseDataset.loadAnnotations(source, options: options)
+        let dataset = try SharedMediaPoses.load(options, job: job) { options in
+            data != nil ? try PoseDataset.load(source, options: options) : try PoseDataset.loadAnnotations(source, options: options)
+        }
         if handJointsOnly { try ActionTrainingOptions.checkHandJoints(dataset.jointSet, source: source) }
         let summary = ActionDatasetSummary(dataset: dataset, sampler: trainer.sampler)
         ActionClassifierReport.printSummary(summary, ignoredFiles: dataset.ignoredFiles.count)

@@ -160,7 +160,7 @@ struct TrainHandPoseClassifierCommand: ParsableCommand, JobCommand {
 
             let options = try media.attach(to: PoseReadingOptions(frameRate: frameRate, keypointOrigin: KeypointOrigin(rawValue: keypointOrigin) ?? .topLeft),
                                            joints: .hand21)
-            let set = try SinglePoseSet.load(URL(fileURLWithPath: data), options: options)
+            let set = try SharedMediaPoses.load(options, job: job) { try SinglePoseSet.load(URL(fileURLWithPath: data), options: $0) }
             HandPoseReport.printSummary(SinglePoseSetSummary(set: set))
             let network = configuration.networkArchitecture
             Console.note("network: \(network.kind.rawValue) (\(network.hiddenSizes.map(String.init).joined(separator: ", ")) \(network.kind == .graphConvolution ? "channels" : "units")); chirality: \(configuration.chirality.rawValue); rotation: \(configuration.rotation.rawValue)")

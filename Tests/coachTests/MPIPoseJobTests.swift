@@ -193,4 +193,63 @@ final class MPIPoseJobTests: XCTestCase {
         let plainAccuracy = try XCTUnwrap(accuracy(plainRun.standardOutput)), twoAccuracy = try XCTUnwrap(accuracy(twoRun.standardOutput))
         XCTAssertEqual(twoAccuracy, plainAccuracy, accuracy: 1.0, "validation accuracy on the held-out poses")
     }
+
+    /// Training from photos under mpirun: each rank extracts the poses of its share of the photos
+    /// (each rank here has a pose cache of its own, which ends up holding its share alone), every
+    /// rank trains on all of them, and the job reads the dataset as one process does; a broken photo
+    /// stops both with the same message.
+    func testTrainingFromPhotosSharesTheirPosesAmongRanks() throws {
+        let mpirun = try MPIJobTests.mpirun()
+        let models = SharedData.repositoryRoot.appendingPathComponent("models/pose")
+        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand-landmarks.h5").path) else {
+            throw skipTest("SKIPPED: no imported pose models in \(models.path); `make build` imports them")
+        }
+        let hands = try SharedData.require("reference/mediapipe/hands")
+        let folder = try temporaryDirectory(self)
+        let data = folder.appendingPathComponent("signs")
+        for digit in 0..<10 {
+            let photo = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: hands.path).first { $0.hasPrefix("digit\(digit)-") })
+            let side = data.appendingPathComponent(digit % 2 == 0 ? "even" : "odd")
+            try FileManager.default.createDirectory(at: side, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: hands.appendingPathComponent(photo), to: side.appendingPathComponent(photo))
+        }
+        func arguments(_ name: String) -> [String] {
+            ["train", "hand-pose-classifier", "--data", data.path, "--output", folder.appendingPathComponent("\(name).h5").path,
+             "--max-iterations", "2", "--pose-models", models.path]
+        }
+        func twoRanks(_ name: String) throws -> (CoachExecutable.Result, [Int]) {
+            let caches = (0..<2).map { folder.appendingPathComponent("\(name)-cache-\($0)") }
+            let coach = try CoachExecutable.location().path
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: mpirun)
+            process.arguments = ["--oversubscribe"] + caches.enumerated().flatMap { rank, cache in
+                (rank == 0 ? [] : [":"]) + ["-np", "1", "-x", "COACH_POSE_CACHE=\(cache.path)", coach] + arguments(name)
+            }
+            process.environment = ProcessInfo.processInfo.environment.merging(MPIJobTests.environment) { $1 }
+            let result = try CoachExecutable.finish(process)
+            let cached = caches.map { ((try? FileManager.default.contentsOfDirectory(atPath: $0.path)) ?? []).filter { $0.hasSuffix(".json") }.count }
+            return (result, cached)
+        }
+        let plain = try CoachExecutable.run(arguments("plain"), environment: ["COACH_POSE_CACHE": folder.appendingPathComponent("plain-cache").path])
+        let (two, cached) = try twoRanks("two")
+        XCTAssertEqual(plain.exitCode, 0, plain.standardError)
+        XCTAssertEqual(two.exitCode, 0, two.standardError)
+        XCTAssertEqual(cached, [5, 5], "each rank extracts its own share of the 10 photos")
+        XCTAssertTrue(two.standardError.contains("poses of 10 videos or photos extracted over 2 ranks"), two.standardError)
+        // The dataset as one process reads it: the same summary up to the network line.
+        let summary = { (text: String) in text.components(separatedBy: "\n").filter { $0.hasPrefix("  ") || $0.hasPrefix("dataset:") } }
+        XCTAssertFalse(summary(plain.standardError).isEmpty, plain.standardError)
+        XCTAssertEqual(summary(two.standardError), summary(plain.standardError))
+        XCTAssertEqual(two.standardOutput.components(separatedBy: "wrote ").count, 2, two.standardOutput)
+
+        try Data("not a photo".utf8).write(to: data.appendingPathComponent("odd/broken.jpg"))
+        let plainBroken = try CoachExecutable.run(arguments("plain-broken"),
+                                                  environment: ["COACH_POSE_CACHE": folder.appendingPathComponent("plain-cache").path])
+        let (twoBroken, _) = try twoRanks("two-broken")
+        for result in [plainBroken, twoBroken] {
+            XCTAssertNotEqual(result.exitCode, 0)
+            XCTAssertTrue(result.standardError.contains("odd/broken.jpg: not a JPEG or PNG image"), result.standardError)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("two-broken.h5").path))
+    }
 }
