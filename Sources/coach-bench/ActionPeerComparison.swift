@@ -29,10 +29,10 @@ enum ActionPeerComparison {
         var weights: [Float] = []
     }
 
-    static func splits(sharedPath: String) throws -> [(String, [Split])] {
+    static func splits(sharedPath: String, sets: Set<String> = ["natops", "fingertips", "throws"]) throws -> [(String, [Split])] {
         var result: [(String, [Split])] = []
         let natopsURL = URL(fileURLWithPath: sharedPath + "/data/natops/train")
-        if FileManager.default.fileExists(atPath: natopsURL.path) {
+        if sets.contains("natops"), FileManager.default.fileExists(atPath: natopsURL.path) {
             let natops = try PoseDataset.load(natopsURL)
             var generator = SeededGenerator(seed: 7)
             let folds = PoseDatasetSplit.stratifiedFolds(labels: natops.exampleLabels, foldCount: 5, generator: &generator)
@@ -40,20 +40,21 @@ enum ActionPeerComparison {
                 Split(name: "NATOPS fold \(index + 1)", dataset: natops, training: fold.trainIndices, test: fold.testIndices,
                       windowLength: 45)
             }))
-        } else {
+        } else if sets.contains("natops") {
             print("note: \(natopsURL.path) is missing: NATOPS skipped (set --shared or COACH_SHARED)")
         }
         let tracksURL = URL(fileURLWithPath: sharedPath + "/data/hand-gestures/fingertip-tracks.csv")
-        if FileManager.default.fileExists(atPath: tracksURL.path) {
+        if sets.contains("fingertips"), FileManager.default.fileExists(atPath: tracksURL.path) {
             let tracks = try PoseDataset.load(tracksURL)
             let block = tracks.blockSplit()
             result.append(("fingertip tracks, last 25% of each class held out (16-frame windows)", [
                 Split(name: "fingertips", dataset: tracks, training: block.trainIndices, test: block.testIndices, windowLength: 16),
             ]))
-        } else {
+        } else if sets.contains("fingertips") {
             print("note: \(tracksURL.path) is missing: fingertip tracks skipped")
         }
         // Generated body18 throws: training and test clips of other people and other cameras.
+        guard sets.contains("throws") else { return result }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coach-bench-peer-throws-\(getpid())")
         defer { try? FileManager.default.removeItem(at: folder) }
         let generated = try ThrowDatasetGenerator().generateSplits(into: folder, trainingClips: 160, testClips: 80, seed: 11)
@@ -66,12 +67,12 @@ enum ActionPeerComparison {
         return result
     }
 
-    static func run(sharedPath: String, peerPython: String, seeds: [UInt64]) throws {
+    static func run(sharedPath: String, peerPython: String, seeds: [UInt64], sets: Set<String>) throws {
         print("== action classifier vs aeon MiniRocket / MultiRocket (accuracy per clip; seeds \(seeds.map(String.init).joined(separator: ",")))")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/action_peers.py")
         let hasPeer = FileManager.default.isExecutableFile(atPath: peerPython)
         if !hasPeer { print("note: no peer Python at \(peerPython) (make bench installs aeon there): peers skipped") }
-        for (title, splits) in try splits(sharedPath: sharedPath) {
+        for (title, splits) in try splits(sharedPath: sharedPath, sets: sets) {
             var total = Scores()
             var runs = 0
             for split in splits {

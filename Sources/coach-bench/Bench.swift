@@ -44,6 +44,9 @@ struct Bench: ParsableCommand {
     @Option(help: "Seeds for action-peers (comma-separated; each seed trains Coach and both peers on every split).")
     var peerSeeds: String = "0"
 
+    @Option(help: "The data sets of action-peers (comma-separated): natops, fingertips, throws.")
+    var actionSets: String = "natops,fingertips,throws"
+
     @Option(help: "Head configurations for the detector-experiments group (see DetectorExperiments).")
     var detectorConfigs: String = "coding=anchors,strides=16+32;coding=anchors,strides=16;coding=anchors,strides=32;coding=anchor-free,strides=16"
 
@@ -101,7 +104,8 @@ struct Bench: ParsableCommand {
         }
         if groups.contains("action-peers") {
             try ActionPeerComparison.run(sharedPath: shared, peerPython: peerPython,
-                                         seeds: peerSeeds.split(separator: ",").compactMap { UInt64($0) })
+                                         seeds: peerSeeds.split(separator: ",").compactMap { UInt64($0) },
+                                         sets: Set(actionSets.split(separator: ",").map(String.init)))
         }
         if groups.contains("hand-compare") {
             try HandPoseComparison.run(sharedPath: shared, seeds: seeds.split(separator: ",").compactMap { UInt64($0) },
