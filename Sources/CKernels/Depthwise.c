@@ -64,13 +64,17 @@ TARGET512 INLINE void pixels512(const int count, const row_geometry *g, int x0, 
     }
 }
 
-// Eight pixels inside the image of a KW-wide kernel at stride SW, sliding along the input row:
-// each input vector is loaded once and multiplied into every pixel whose window holds it, so a
-// row of taps costs 7·SW + KW loads instead of 8·KW. Each pixel still adds its taps in (row,
-// column) order, as every other path does.
-TARGET512 INLINE void slide512(const int KW, const int SW, const row_geometry *g, int x0, float *dst) {
+// Eight adjacent pixels of a KW-wide kernel at stride SW, sliding along the input row: each input
+// vector is loaded once and multiplied into every pixel whose window holds it, so a row of taps
+// costs 7·SW + KW loads instead of 8·KW. Input columns outside the image are skipped (`clipped`:
+// a tile over the row's border), so each pixel adds exactly its taps inside the image, in (row,
+// column) order, as every other path does. The first `count` pixels are stored (a row's last
+// tile may be short: the others are computed from the columns inside and dropped).
+TARGET512 INLINE void slide512(const int KW, const int SW, const int clipped, const row_geometry *g, int x0, int count,
+                               float *dst) {
     const int C = g->channels, S = g->stride;
     const __m512 lo = _mm512_set1_ps(g->lower), hi = _mm512_set1_ps(g->upper);
+    const int first = clipped && x0 < 0 ? -x0 : 0, end = clipped ? g->width - x0 : 7 * SW + KW;
     for (int c = 0; c < C; c += 16) {
         __m512 acc[8];
         const __mmask16 m = start_block512(8, g->bias + c, C - c, acc);
@@ -82,6 +86,7 @@ TARGET512 INLINE void slide512(const int KW, const int SW, const row_geometry *g
             for (int kx = 0; kx < KW; kx++) wv[kx] = _mm512_maskz_loadu_ps(m, w + (long)kx * S);
 #pragma clang loop unroll(full)
             for (int ix = 0; ix < 7 * SW + KW; ix++) {
+                if (clipped && (ix < first || ix >= end)) continue;
                 const __m512 x = _mm512_maskz_loadu_ps(m, row + (long)ix * S);
 #pragma clang loop unroll(full)
                 for (int p = 0; p < 8; p++) {
@@ -90,16 +95,33 @@ TARGET512 INLINE void slide512(const int KW, const int SW, const row_geometry *g
                 }
             }
         }
-        store_clamped512(8, acc, m, lo, hi, dst + c, S);
+        if (count == 8) store_clamped512(8, acc, m, lo, hi, dst + c, S);
+        else
+            for (int p = 0; p < count; p++) _mm512_mask_storeu_ps(dst + c + (long)p * S, m, _mm512_min_ps(hi, _mm512_max_ps(lo, acc[p])));
+    }
+}
+
+// Whether `slide_tile512` takes this kernel (the backbone's and the pose models' shapes).
+static int slides512(int KW, int SW) { return (KW == 3 || KW == 5) && (SW == 1 || SW == 2); }
+
+// Up to eight pixels from x0 (`count`), clipped to the image or not, by a sliding tile.
+TARGET512 static void slide_tile512(const row_geometry *g, int x0, int clipped, int count, float *dst) {
+    const int KW = g->kernelWidth, SW = g->step / g->stride;
+    if (clipped) {
+        if (KW == 3 && SW == 1) slide512(3, 1, 1, g, x0, count, dst);
+        else if (KW == 5 && SW == 1) slide512(5, 1, 1, g, x0, count, dst);
+        else if (KW == 3 && SW == 2) slide512(3, 2, 1, g, x0, count, dst);
+        else slide512(5, 2, 1, g, x0, count, dst);
+    } else {
+        if (KW == 3 && SW == 1) slide512(3, 1, 0, g, x0, 8, dst);
+        else if (KW == 5 && SW == 1) slide512(5, 1, 0, g, x0, 8, dst);
+        else if (KW == 3 && SW == 2) slide512(3, 2, 0, g, x0, 8, dst);
+        else slide512(5, 2, 0, g, x0, 8, dst);
     }
 }
 
 TARGET512 static void pixels512_8(const row_geometry *g, int x0, int a, int b, float *dst) {
-    const int KW = g->kernelWidth, SW = g->step / g->stride;
-    if (KW == 3 && SW == 1) slide512(3, 1, g, x0, dst);
-    else if (KW == 5 && SW == 1) slide512(5, 1, g, x0, dst);
-    else if (KW == 3 && SW == 2) slide512(3, 2, g, x0, dst);
-    else if (KW == 5 && SW == 2) slide512(5, 2, g, x0, dst);
+    if (slides512(g->kernelWidth, g->step / g->stride)) slide_tile512(g, x0, 0, 8, dst);
     else pixels512(8, g, x0, a, b, dst);
 }
 TARGET512 static void pixels512_4(const row_geometry *g, int x0, int a, int b, float *dst) { pixels512(4, g, x0, a, b, dst); }
@@ -212,6 +234,16 @@ void coach_depthwise_row(const float *image, int height, int width, int channels
     int insideEnd = lastInside < 0 ? insideStart : lastInside / s + 1;
     if (insideEnd > outputWidth) insideEnd = outputWidth;
     if (insideEnd < insideStart) insideEnd = insideStart;
+    if (coach_kernels_isa() == 2 && slides512(kernelWidth, strideWidth)) {
+        // Tiles of eight along the whole row: those inside the image unclipped, those over a
+        // border (and a short last tile) with the columns outside skipped.
+        for (int ox = 0; ox < outputWidth; ox += 8) {
+            const int count = outputWidth - ox < 8 ? outputWidth - ox : 8;
+            const int inside = ox >= insideStart && ox + 8 <= insideEnd;
+            slide_tile512(&g, ox * s - padLeft, !inside, count, output + (long)ox * channels);
+        }
+        return;
+    }
     for (int ox = 0; ox < outputWidth;) {
         const int x0 = ox * s - padLeft;
         float *dst = output + (long)ox * channels;

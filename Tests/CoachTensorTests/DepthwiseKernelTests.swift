@@ -87,6 +87,27 @@ final class DepthwiseKernelTests: XCTestCase {
         }
     }
 
+    /// AVX-512F's sliding tiles over a row's borders and short last tiles skip the columns outside
+    /// the image, so each pixel adds the same taps in the same order as AVX2's pixel-by-pixel
+    /// clipped sums: the same bits, on maps as small as the backbone's last (7 wide) and at every
+    /// padding.
+    func testBorderTilesGiveThePixelByPixelBits() throws {
+        guard coach_kernels_set_isa(2) == 2 else { throw skipTest("SKIPPED: no AVX-512F on this CPU: its border tiles cannot run") }
+        defer { coach_kernels_set_isa(2) }
+        for (k, stride, channels, width) in [(3, 1, 24, 7), (5, 1, 83, 7), (3, 2, 32, 14), (5, 2, 40, 15), (3, 1, 16, 30), (5, 1, 17, 12)] {
+            for padding in [Padding.same, .explicit(top: 1, bottom: 0, left: 2, right: 1), .explicit(top: 0, bottom: 2, left: 0, right: 4)] {
+                let x = Tensor.randomNormal([1, 9, width, channels], using: &generator)
+                let f = Tensor.randomNormal([k, k, channels], using: &generator)
+                let b = Tensor.randomNormal([channels], using: &generator)
+                coach_kernels_set_isa(2)
+                let tiles = Tensor.depthwiseConv2D(x, filter: f, bias: b, stride: (stride, stride), padding: padding, activation: .relu6)
+                coach_kernels_set_isa(1)
+                let pixels = Tensor.depthwiseConv2D(x, filter: f, bias: b, stride: (stride, stride), padding: padding, activation: .relu6)
+                XCTAssertEqual(tiles.scalars, pixels.scalars, "k\(k) s\(stride) C\(channels) W\(width) \(padding)")
+            }
+        }
+    }
+
     /// A row computed in groups of channels (how a small map is shared among threads) has the
     /// same bits as the row computed whole.
     func testChannelGroupsGiveTheSameBitsAsTheWholeRow() {
