@@ -9,18 +9,7 @@ import XCTest
 final class PoseEstimatorTests: XCTestCase {
     /// The imported models: `$COACH_POSE_MODELS` or `models/pose` (`make build` writes them).
     static func modelFolder(file: String = #fileID, function: String = #function) throws -> URL {
-        let folder: URL
-        if let env = ProcessInfo.processInfo.environment["COACH_POSE_MODELS"], !env.isEmpty {
-            folder = URL(fileURLWithPath: env)
-        } else {
-            folder = SharedData.repositoryRoot.appendingPathComponent("models/pose")
-        }
-        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(MediaPipeModel.handLandmarks.modelFileName).path) else {
-            let message = "SKIPPED: no imported pose models in \(folder.path); `make build` imports them (or set COACH_POSE_MODELS)"
-            FileHandle.standardError.write(Data((message + "\n").utf8))
-            throw skipTest(message, file: file, function: function)
-        }
-        return folder
+        try SharedData.poseModels(holding: MediaPipeModel.handLandmarks.modelFileName, file: file, function: function)
     }
 
     struct Reference: Decodable {

@@ -29,6 +29,24 @@ public enum SharedData {
         }
         return url
     }
+
+    /// The imported pose models (`$COACH_POSE_MODELS`, or `models/pose`, which `make build` writes)
+    /// holding `modelFile`, or an `XCTSkip` saying they are missing.
+    public static func poseModels(holding modelFile: String = "hand-landmarks.h5", file: String = #fileID,
+                                  function: String = #function) throws -> URL {
+        let folder: URL
+        if let env = ProcessInfo.processInfo.environment["COACH_POSE_MODELS"], !env.isEmpty {
+            folder = URL(fileURLWithPath: env)
+        } else {
+            folder = repositoryRoot.appendingPathComponent("models/pose")
+        }
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(modelFile).path) else {
+            let message = "SKIPPED: no imported pose models in \(folder.path); `make build` imports them (or set COACH_POSE_MODELS)"
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            throw skipTest(message, file: file, function: function)
+        }
+        return folder
+    }
 }
 
 /// A fresh temporary directory, removed when the test ends.

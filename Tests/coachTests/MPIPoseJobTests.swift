@@ -82,10 +82,7 @@ final class MPIPoseJobTests: XCTestCase {
 
     func testExtractPosesOverRanksWritesEveryClipAndSumsUpTheFailures() throws {
         _ = try MPIJobTests.mpirun()
-        let models = SharedData.repositoryRoot.appendingPathComponent("models/pose")
-        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand-landmarks.h5").path) else {
-            throw skipTest("SKIPPED: no imported pose models in \(models.path); `make build` imports them")
-        }
+        let models = try SharedData.poseModels(holding: "hand-landmarks.h5")
         let hands = try SharedData.require("reference/mediapipe/hands")
         let folder = try temporaryDirectory(self)
         let broken = folder.appendingPathComponent("broken.jpg")
@@ -200,10 +197,7 @@ final class MPIPoseJobTests: XCTestCase {
     /// stops both with the same message.
     func testTrainingFromPhotosSharesTheirPosesAmongRanks() throws {
         let mpirun = try MPIJobTests.mpirun()
-        let models = SharedData.repositoryRoot.appendingPathComponent("models/pose")
-        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("hand-landmarks.h5").path) else {
-            throw skipTest("SKIPPED: no imported pose models in \(models.path); `make build` imports them")
-        }
+        let models = try SharedData.poseModels(holding: "hand-landmarks.h5")
         let hands = try SharedData.require("reference/mediapipe/hands")
         let folder = try temporaryDirectory(self)
         let data = folder.appendingPathComponent("signs")

@@ -132,10 +132,7 @@ final class ExtractPosesCommandTests: XCTestCase {
     }
 
     func testPhotoToClipAndNoOverwriting() throws {
-        let models = SharedData.repositoryRoot.appendingPathComponent("models/pose")
-        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("body-landmarks.h5").path) else {
-            throw skipTest("SKIPPED: no imported pose models in \(models.path); `make build` imports them")
-        }
+        let models = try SharedData.poseModels(holding: "body-landmarks.h5")
         let photo = try SharedData.require("reference/efficientnet-lite0/images/astronaut.png")
         let folder = try temporaryDirectory(self)
         let clip = folder.appendingPathComponent("astronaut.csv"), picture = folder.appendingPathComponent("astronaut.png")
@@ -222,10 +219,7 @@ final class WriteErrorTests: XCTestCase {
 extension ExtractPosesCommandTests {
     /// `--draw` naming a video writes every frame with its skeleton, as a video FFmpeg reads back.
     func testFramesToAnOverlayVideo() throws {
-        let models = SharedData.repositoryRoot.appendingPathComponent("models/pose")
-        guard FileManager.default.fileExists(atPath: models.appendingPathComponent("body-landmarks.h5").path) else {
-            throw skipTest("SKIPPED: no imported pose models in \(models.path); `make build` imports them")
-        }
+        let models = try SharedData.poseModels(holding: "body-landmarks.h5")
         let photo = try SharedData.require("reference/efficientnet-lite0/images/astronaut.png")
         let folder = try temporaryDirectory(self)
         let frames = folder.appendingPathComponent("frames")
