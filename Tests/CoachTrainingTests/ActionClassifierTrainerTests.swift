@@ -163,21 +163,4 @@ final class ActionClassifierTrainerTests: XCTestCase {
             XCTAssertEqual(error as? ActionTrainingError, .tooFewClasses(found: ["circle"]))
         }
     }
-
-    /// The ensemble's share leaves equal shares only on evidence: a lower mean validation loss that
-    /// exceeds one standard error of the paired per-clip differences (computed here by hand).
-    func testEnsembleShareLeavesEqualSharesOnlyOnEvidence() {
-        let equal: [Double] = [0.40, 0.10, 0.90, 0.30, 0.55, 0.20]
-        // Lower on every clip by 0.05 ± 0.01: mean −0.05, standard error 0.004; chosen.
-        let steady = zip(equal, [0.04, 0.06, 0.05, 0.04, 0.06, 0.05]).map { $0 - $1 }
-        // Lower on average (mean −0.038) by one clip's gain against two small losses: standard error 0.053.
-        let lucky = zip(equal, [0.30, -0.05, -0.02, 0, 0, 0]).map { $0 - $1 }
-        XCTAssertEqual(ActionClassifierTrainer.ensembleShare(equalShareLosses: equal, candidates: [(0.25, steady), (0.75, lucky)]), 0.25)
-        XCTAssertEqual(ActionClassifierTrainer.ensembleShare(equalShareLosses: equal, candidates: [(0.25, lucky), (0.75, equal)]), 0.5)
-        // Of two significant gains, the larger.
-        let larger = equal.map { $0 - 0.2 + ($0 > 0.5 ? 0.01 : 0) }
-        XCTAssertEqual(ActionClassifierTrainer.ensembleShare(equalShareLosses: equal, candidates: [(0.25, steady), (0.75, larger)]), 0.75)
-        // One validation clip says nothing.
-        XCTAssertEqual(ActionClassifierTrainer.ensembleShare(equalShareLosses: [1], candidates: [(0.25, [0])]), 0.5)
-    }
 }

@@ -137,25 +137,18 @@ public struct ActionClassifierTrainer {
                                                   groups: trainingItems.map { examples[$0].clipIndex }, classCount: labels.count,
                                                   generator: &headGenerator)
             if !validationItems.isEmpty {
-                // The head's share of the mean, judged on the validation clips (seen by neither
-                // member's fit): equal shares unless another share's loss is lower by more than
-                // one standard error of the clips' paired differences (the one-standard-error
-                // rule: a few validation clips cannot tell 0.25 from 0.5 from 0.75 apart).
-                var scored: [(weight: Float, scores: ValidationScores)] = []
+                // The head's share of the mean: the one with the lowest validation loss (the
+                // validation clips were seen by neither member's fit).
+                var best: (weight: Float, loss: Double, accuracy: Double)? = nil
                 for weight: Float in [0.5, 0.25, 0.75] {
                     model.randomConvolutionWeight = weight
-                    scored.append((weight, try ActionClassifierTrainer.validationScores(
-                        model, windows: validationWindows, owners: validationOwners, targets: validationTargets,
-                        communicator: communicator)))
+                    let scores = try ActionClassifierTrainer.validate(model, windows: validationWindows, owners: validationOwners,
+                                                                      targets: validationTargets, communicator: communicator)
+                    if best == nil || scores.loss < best!.loss - 1e-9 { best = (weight, scores.loss, scores.accuracy) }
                 }
-                let chosen = ActionClassifierTrainer.ensembleShare(
-                    equalShareLosses: scored[0].scores.exampleLosses,
-                    candidates: scored.dropFirst().map { ($0.weight, $0.scores.exampleLosses) })
-                let pick = scored.first { $0.weight == chosen }!
-                let best = (weight: chosen, loss: pick.scores.loss, accuracy: pick.scores.accuracy)
-                model.randomConvolutionWeight = best.weight
-                observer?(.note("ensemble: the random-convolution head's share of the probabilities is \(best.weight), chosen on the validation clips"))
-                let ensemble = (loss: best.loss, accuracy: best.accuracy)
+                model.randomConvolutionWeight = best!.weight
+                observer?(.note("ensemble: the random-convolution head's share of the probabilities is \(best!.weight), chosen on the validation clips"))
+                let ensemble = (loss: best!.loss, accuracy: best!.accuracy)
                 if let accuracy = result.metrics["validation.accuracy"] { result.metrics["validation.networkAccuracy"] = accuracy }
                 result.metrics["validation.loss"] = ensemble.loss
                 result.metrics["validation.accuracy"] = ensemble.accuracy
@@ -172,57 +165,22 @@ public struct ActionClassifierTrainer {
         }
     }
 
-    /// The random-convolution head's share of the ensemble: 0.5 (equal shares), unless a candidate's
-    /// per-example validation losses are lower than equal shares' by more than one standard error
-    /// of their paired differences, in which case the candidate with the largest such gain.
-    public static func ensembleShare(equalShareLosses: [Double], candidates: [(weight: Float, exampleLosses: [Double])]) -> Float {
-        var chosen: Float = 0.5, bestGain = 0.0
-        for (weight, losses) in candidates {
-            let differences = zip(losses, equalShareLosses).map { $0 - $1 }
-            guard differences.count > 1 else { continue }
-            let n = Double(differences.count)
-            let mean = differences.reduce(0, +) / n
-            let variance = differences.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (n - 1)
-            if mean < -(variance / n).squareRoot(), -mean > bestGain {
-                chosen = weight
-                bestGain = -mean
-            }
-        }
-        return chosen
-    }
-
     /// Mean window cross-entropy and example accuracy (mean of each example's window probabilities).
     static func validate(_ model: ActionClassifierModel, windows: [PoseWindow], owners: [Int], targets: [Int],
                          communicator: Communicator = .single) throws -> (loss: Double, accuracy: Double) {
-        let scores = try validationScores(model, windows: windows, owners: owners, targets: targets, communicator: communicator)
-        return (scores.loss, scores.accuracy)
-    }
-
-    /// What `validate` measures, plus each example's mean window cross-entropy.
-    struct ValidationScores {
-        var loss: Double, accuracy: Double, exampleLosses: [Double]
-    }
-
-    static func validationScores(_ model: ActionClassifierModel, windows: [PoseWindow], owners: [Int], targets: [Int],
-                                 communicator: Communicator = .single) throws -> ValidationScores {
         let probabilities = try communicator.gatherProbabilities(count: windows.count, classes: model.labels.count) {
             model.probabilities(for: Array(windows[$0]))
         }
         var loss = 0.0
         var sums = [[Double]](repeating: [Double](repeating: 0, count: model.labels.count), count: targets.count)
-        var exampleLosses = [Double](repeating: 0, count: targets.count), exampleWindows = [Int](repeating: 0, count: targets.count)
         for (window, owner) in owners.enumerated() {
             let p = probabilities[window]
-            let windowLoss = -Foundation.log(max(Double(p[targets[owner]]), 1e-12))
-            loss += windowLoss
-            exampleLosses[owner] += windowLoss
-            exampleWindows[owner] += 1
+            loss -= Foundation.log(max(Double(p[targets[owner]]), 1e-12))
             for c in p.indices { sums[owner][c] += Double(p[c]) }
         }
         var correct = 0
         for (owner, row) in sums.enumerated() where ActionClassifierTrainer.argmax(row) == targets[owner] { correct += 1 }
-        return ValidationScores(loss: loss / Double(max(windows.count, 1)), accuracy: Double(correct) / Double(max(targets.count, 1)),
-                                exampleLosses: zip(exampleLosses, exampleWindows).map { $0 / Double(max($1, 1)) })
+        return (loss / Double(max(windows.count, 1)), Double(correct) / Double(max(targets.count, 1)))
     }
 
     static func argmax(_ values: [Double]) -> Int {
