@@ -40,7 +40,38 @@ enum ActionPeerComparison {
                 Split(name: "NATOPS fold \(index + 1)", dataset: natops, training: fold.trainIndices, test: fold.testIndices,
                       windowLength: 45)
             }))
-        } else if sets.contains("natops") {
+        }
+        if sets.contains("natops-small"), FileManager.default.fileExists(atPath: natopsURL.path) {
+            // Few clips per class: two folds (72 clips, 12 per class) train, the other three test.
+            let natops = try PoseDataset.load(natopsURL)
+            var generator = SeededGenerator(seed: 7)
+            let folds = PoseDatasetSplit.stratifiedFolds(labels: natops.exampleLabels, foldCount: 5, generator: &generator)
+            result.append(("NATOPS, 12 clips per class: 2 of the 5 folds train, 3 test", folds.indices.map { index in
+                let next = (index + 1) % folds.count
+                let training = (folds[index].testIndices + folds[next].testIndices).sorted()
+                let held = Set(training)
+                return Split(name: "small NATOPS \(index + 1)", dataset: natops, training: training,
+                             test: natops.examples.indices.filter { !held.contains($0) }, windowLength: 45)
+            }))
+        }
+        for (set, speed, title) in [("natops-slow", 0.5, "NATOPS at half speed (102 frames at 30 fps: each gesture outlasts the window)"),
+                                    ("natops-fast", 2.0, "NATOPS at double speed (26 frames at 30 fps: every clip shorter than the window)")]
+            where sets.contains(set) && FileManager.default.fileExists(atPath: natopsURL.path) {
+            let natops = try PoseDataset.load(natopsURL)
+            let retimed = PoseDataset(jointSet: natops.jointSet, hasDepth: natops.hasDepth, clips: natops.clips.map { clip in
+                var sequence = clip.sequence
+                sequence.frames = sequence.frames.map { PoseFrame(time: $0.time / speed, keypoints: $0.keypoints) }
+                sequence.nominalFrameRate = sequence.nominalFrameRate.map { $0 * speed }
+                return LabeledPoseClip(sequence: sequence, segments: clip.segments)
+            })
+            var generator = SeededGenerator(seed: 7)
+            let folds = PoseDatasetSplit.stratifiedFolds(labels: retimed.exampleLabels, foldCount: 5, generator: &generator)
+            result.append(("\(title), the same 5 folds", folds.enumerated().map { index, fold in
+                Split(name: "\(set) fold \(index + 1)", dataset: retimed, training: fold.trainIndices, test: fold.testIndices,
+                      windowLength: 45)
+            }))
+        }
+        if !FileManager.default.fileExists(atPath: natopsURL.path), sets.contains("natops") || sets.contains("natops-slow") || sets.contains("natops-fast") {
             print("note: \(natopsURL.path) is missing: NATOPS skipped (set --shared or COACH_SHARED)")
         }
         let tracksURL = URL(fileURLWithPath: sharedPath + "/data/hand-gestures/fingertip-tracks.csv")
@@ -67,7 +98,8 @@ enum ActionPeerComparison {
         return result
     }
 
-    static func run(sharedPath: String, peerPython: String, seeds: [UInt64], sets: Set<String>) throws {
+    static func run(sharedPath: String, peerPython: String, seeds: [UInt64], sets: Set<String>,
+                    architecture: ActionClassifierArchitecture.Kind? = nil, augmentations: Set<PoseAugmentation>? = nil) throws {
         print("== action classifier vs aeon MiniRocket / MultiRocket (accuracy per clip; seeds \(seeds.map(String.init).joined(separator: ",")))")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/action_peers.py")
         let hasPeer = FileManager.default.isExecutableFile(atPath: peerPython)
@@ -82,6 +114,8 @@ enum ActionPeerComparison {
                     var configuration = ActionClassifierTrainingConfiguration()
                     configuration.windowLength = split.windowLength
                     configuration.seed = seed
+                    configuration.architecture = architecture
+                    if let augmentations { configuration.augmentations = augmentations }
                     let start = Timing.now()
                     let model = try ActionClassifierTrainer(configuration: configuration)
                         .train(on: split.dataset, exampleIndices: split.training).model

@@ -1,4 +1,6 @@
 import ArgumentParser
+import CoachData
+import CoachModels
 import CoachTensor
 import Foundation
 
@@ -44,8 +46,14 @@ struct Bench: ParsableCommand {
     @Option(help: "Seeds for action-peers (comma-separated; each seed trains Coach and both peers on every split).")
     var peerSeeds: String = "0"
 
-    @Option(help: "The data sets of action-peers (comma-separated): natops, fingertips, throws.")
+    @Option(help: "The data sets of action-peers (comma-separated): natops, fingertips, throws; natops-small (2 folds train, 3 test), natops-slow, natops-fast (NATOPS at half or double speed).")
     var actionSets: String = "natops,fingertips,throws"
+
+    @Option(help: "The network of action-peers' Coach models (graph-convolution, temporal-convolution; default: the joint set's default).")
+    var actionArchitecture: String?
+
+    @Option(help: "Augmentations of action-peers' Coach models (as coach train's --augment: a list, default or none; default: the default).")
+    var actionAugment: String?
 
     @Option(help: "Head configurations for the detector-experiments group (see DetectorExperiments).")
     var detectorConfigs: String = "coding=anchors,strides=16+32;coding=anchors,strides=16;coding=anchors,strides=32;coding=anchor-free,strides=16"
@@ -105,7 +113,9 @@ struct Bench: ParsableCommand {
         if groups.contains("action-peers") {
             try ActionPeerComparison.run(sharedPath: shared, peerPython: peerPython,
                                          seeds: peerSeeds.split(separator: ",").compactMap { UInt64($0) },
-                                         sets: Set(actionSets.split(separator: ",").map(String.init)))
+                                         sets: Set(actionSets.split(separator: ",").map(String.init)),
+                                         architecture: actionArchitecture.flatMap(ActionClassifierArchitecture.Kind.init(rawValue:)),
+                                         augmentations: actionAugment.map { PoseAugmentation.parseList($0).augmentations })
         }
         if groups.contains("hand-compare") {
             try HandPoseComparison.run(sharedPath: shared, seeds: seeds.split(separator: ",").compactMap { UInt64($0) },
