@@ -25,8 +25,8 @@ struct ActionTrainingOptions: ParsableArguments {
     @Option(help: "Origin of the files' coordinates: top-left (default) or bottom-left (Vision's).")
     var keypointOrigin: String = KeypointOrigin.topLeft.rawValue
 
-    @Option(help: "Augmentations, comma-separated: flip, rotate, translate, scale, jitter, interpolate, drop; 'all' or 'none'.")
-    var augment: String = "none"
+    @Option(help: "Augmentations, comma-separated: flip, rotate, translate, scale, jitter, interpolate, drop; 'all', 'none', or 'default' (interpolate,drop,jitter,scale,rotate: the ones that keep every action's label).")
+    var augment: String = "default"
 
     @Option(parsing: .unconditional, help: "The most passes over the training windows (early stopping may end sooner).")
     var maxIterations: Int = ActionClassifierTrainingConfiguration().maximumIterations
@@ -79,7 +79,7 @@ struct ActionTrainingOptions: ParsableArguments {
         }
         let parsed = PoseAugmentation.parseList(augment)
         if !parsed.unknown.isEmpty {
-            throw ValidationError("unknown augmentation\(parsed.unknown.count == 1 ? "" : "s") \(parsed.unknown.map { "'\($0)'" }.joined(separator: ", ")) in --augment; choose from \(PoseAugmentation.allCases.map(\.rawValue).joined(separator: ", ")), all, none")
+            throw ValidationError("unknown augmentation\(parsed.unknown.count == 1 ? "" : "s") \(parsed.unknown.map { "'\($0)'" }.joined(separator: ", ")) in --augment; choose from \(PoseAugmentation.allCases.map(\.rawValue).joined(separator: ", ")), all, none, default")
         }
         if architecture != "auto" && ActionClassifierArchitecture.Kind(rawValue: architecture) == nil {
             throw ValidationError("--architecture must be auto, \(ActionClassifierArchitecture.Kind.allCases.map(\.rawValue).joined(separator: " or ")), not '\(architecture)'")
@@ -122,6 +122,9 @@ struct ActionTrainingOptions: ParsableArguments {
         if handJointsOnly { try ActionTrainingOptions.checkHandJoints(dataset.jointSet, source: source) }
         let summary = ActionDatasetSummary(dataset: dataset, sampler: trainer.sampler)
         ActionClassifierReport.printSummary(summary, ignoredFiles: dataset.ignoredFiles.count)
+        let augmentations = configuration.augmentations.sorted().map(\.rawValue).joined(separator: ", ")
+        Console.note("augmentations: \(augmentations.isEmpty ? "none" : augmentations)"
+                     + (configuration.augmentations == PoseAugmentation.labelSafe ? " (the default; --augment none turns them off)" : ""))
         let hands = dataset.clips.map(\.sequence.chirality)
         if hands.contains(where: { $0 != nil }) {
             let left = hands.filter { $0 == .left }.count, right = hands.filter { $0 == .right }.count

@@ -30,7 +30,9 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
         command with --resume to continue exactly where it stopped. The same
         data, options and --seed give a byte-identical model file.
 
-        Augmentations (names for --augment, comma-separated, or 'all'):
+        Augmentations (names for --augment, comma-separated, 'all' or 'none';
+        the default is 'default': interpolate, drop, jitter, scale, rotate,
+        the ones that keep every action's label):
           flip         mirror left-right, swapping left and right joints
                        (only when mirrored actions keep their label)
           rotate       rotate poses by up to ±15°

@@ -36,6 +36,12 @@ final class PoseAugmentationTests: XCTestCase {
         XCTAssertEqual(parsed.unknown, ["bogus", "warp"])
         XCTAssertEqual(PoseAugmentation.parseList("all").augmentations, Set(PoseAugmentation.allCases))
         XCTAssertEqual(PoseAugmentation.parseList("none").augmentations, [])
+        // The action classifier's default keeps every label: no mirroring (a left-handed signal
+        // would become a right-handed one), no pan (each window's centring undoes it).
+        XCTAssertEqual(PoseAugmentation.parseList("default").augmentations,
+                       [.interpolateFrames, .dropFrames, .jitter, .scale, .rotate])
+        XCTAssertEqual(PoseAugmentation.parseList("default,flip").augmentations,
+                       PoseAugmentation.labelSafe.union([.horizontalFlip]))
     }
 
     func testHorizontalFlipSwapsLeftAndRightJointsAndMirrorsX() {

@@ -49,7 +49,10 @@ final class ActionClassifierCommandTests: XCTestCase {
         let directory = try temporaryDirectory(self)
         let data = try Self.writeDataset(in: directory)
         let model = directory.appendingPathComponent("m.h5")
-        XCTAssertEqual(try train(data, output: model).exitCode, 0)
+        let trained = try train(data, output: model)
+        XCTAssertEqual(trained.exitCode, 0, trained.standardError)
+        XCTAssertTrue(trained.standardError.contains(
+            "augmentations: rotate, scale, jitter, interpolate, drop (the default; --augment none turns them off)"), trained.standardError)
         let empty = directory.appendingPathComponent("empty.csv")
         try Data("time,hand_x,hand_y,elbow_x,elbow_y,shoulder_x,shoulder_y\n0,,,,,,\n0.1,,,,,,\n".utf8).write(to: empty)
         let result = try CoachExecutable.run(["predict", model.path, empty.path])
@@ -117,7 +120,7 @@ final class ActionClassifierCommandTests: XCTestCase {
         for fragment in ["dataset: 30 clips, 30 labeled segments", "joints: custom (3: hand, elbow, shoulder)",
                          "window: 16 frames at 30 fps (0.53 s)", "background class: 'other'",
                          "padded: 3 of 30 segments are shorter than the window", "(background)",
-                         "iteration 12/12", "training windows"] {
+                         "iteration 12/12", "training windows", "augmentations: rotate, jitter\n"] {
             XCTAssertTrue(report.contains(fragment), "'\(fragment)' missing from:\n\(report)")
         }
         XCTAssertTrue(report.contains("warning: 3 of 30 examples are shorter than the 16-frame window"), report)

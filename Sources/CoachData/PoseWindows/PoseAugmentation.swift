@@ -35,8 +35,14 @@ public enum PoseAugmentation: String, CaseIterable, Codable, Hashable, Sendable,
         }
     }
 
-    /// Parses a comma-separated list such as `flip,rotate,jitter`; `all` means every augmentation
-    /// and `none` (or an empty text) none. Unknown names are returned in `unknown`, in order.
+    /// The action classifier's default: the augmentations that keep any action's label and that
+    /// new people, cameras and detectors bring — `interpolate`, `drop`, `jitter`, `scale`,
+    /// `rotate` (not `flip`, which turns a left-handed signal into a right-handed one, nor
+    /// `translate`, which each window's centring undoes).
+    public static let labelSafe: Set<PoseAugmentation> = [.interpolateFrames, .dropFrames, .jitter, .scale, .rotate]
+
+    /// Parses a comma-separated list such as `flip,rotate,jitter`; `all` means every augmentation,
+    /// `default` the label-safe ones (`labelSafe`), and `none` (or an empty text) none. Unknown names are returned in `unknown`, in order.
     public static func parseList(_ text: String) -> (augmentations: Set<PoseAugmentation>, unknown: [String]) {
         var result: Set<PoseAugmentation> = []
         var unknown: [String] = []
@@ -44,6 +50,7 @@ public enum PoseAugmentation: String, CaseIterable, Codable, Hashable, Sendable,
             let name = trimmingSpaces(String(part))
             if name.isEmpty || name.lowercased() == "none" { continue }
             if name.lowercased() == "all" { result.formUnion(PoseAugmentation.allCases); continue }
+            if name.lowercased() == "default" { result.formUnion(PoseAugmentation.labelSafe); continue }
             if let augmentation = PoseAugmentation(name: name) { result.insert(augmentation) } else { unknown.append(name) }
         }
         return (result, unknown)

@@ -9,8 +9,9 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
     public var windowLength: Int = 45
     /// Frames per second clips are resampled to.
     public var frameRate: Double = 30
-    /// Augmentations applied to training windows.
-    public var augmentations: Set<PoseAugmentation> = []
+    /// Augmentations applied to training windows (default: the label-safe ones,
+    /// `PoseAugmentation.labelSafe`; measured to help on people and cameras training never saw).
+    public var augmentations: Set<PoseAugmentation> = PoseAugmentation.labelSafe
     /// The most passes over the training windows (Create ML's "maximum iterations").
     public var maximumIterations: Int = 60
     /// Windows per gradient step.
