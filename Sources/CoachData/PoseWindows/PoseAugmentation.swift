@@ -42,7 +42,8 @@ public enum PoseAugmentation: String, CaseIterable, Codable, Hashable, Sendable,
     public static let labelSafe: Set<PoseAugmentation> = [.interpolateFrames, .dropFrames, .jitter, .scale, .rotate]
 
     /// Parses a comma-separated list such as `flip,rotate,jitter`; `all` means every augmentation,
-    /// `default` the label-safe ones (`labelSafe`), and `none` (or an empty text) none. Unknown names are returned in `unknown`, in order.
+    /// `default` the label-safe ones (`labelSafe`), and `none` (or an empty text) none. Unknown
+    /// names are returned in `unknown`, in order.
     public static func parseList(_ text: String) -> (augmentations: Set<PoseAugmentation>, unknown: [String]) {
         var result: Set<PoseAugmentation> = []
         var unknown: [String] = []
