@@ -49,6 +49,63 @@ enum ImageClassifierBenchmarks {
         print("peak memory: \(Timing.peakMemoryMiB().map { format($0, 0) } ?? "?") MiB")
         if let peerPython {
             try comparePeer(directory: directory, backbone: backbone, python: peerPython, coachAccuracy: coachAccuracy)
+            try compareFewShot(directory: directory, backbone: backbone, python: peerPython)
+        }
+    }
+
+    /// Few training images, where the choice of the L2 penalty matters: for each of `shots`
+    /// crops per class, `draws` seeded draws from the training crops; Coach (defaults, its
+    /// penalty chosen by cross-validation) and LogisticRegression(C=1) on the same features of
+    /// the same draw, both scored on the whole test split.
+    static func compareFewShot(directory: URL, backbone: Backbone, python: String,
+                               shots: [Int] = [2, 5, 10], draws: Int = 10) throws {
+        let training = try LabeledImageFolder.read(directory.appendingPathComponent("train"))
+        let test = try LabeledImageFolder.read(directory.appendingPathComponent("test"))
+        let extractor = ImageFeatureExtractor(backbone: backbone)
+        var features: [URL: [Float]] = [:]
+        for file in training.images + test.images {
+            features[file.url] = try extractor.features(for: [ImageDecoder.decode(contentsOf: file.url).image]).scalars
+        }
+        let cache = FeatureCache(directory: directory.appendingPathComponent("few-shot-cache"))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/image_peer.py")
+        print("few training crops per class (\(draws) seeded draws each; test: all \(test.images.count) test crops):")
+        for shot in shots {
+            var coach: [Double] = [], peer: [Double] = []
+            for draw in 0..<draws {
+                var generator = SeededGenerator(seed: UInt64(1000 * shot + draw))
+                let chosen = training.labels.flatMap { label in
+                    generator.shuffled(training.images.filter { $0.label == label }).prefix(shot)
+                }
+                let root = directory.appendingPathComponent("few-shot-\(shot)-\(draw)")
+                for file in chosen {
+                    let folder = root.appendingPathComponent("train/\(file.label)")
+                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                    try FileManager.default.linkItem(at: file.url, to: folder.appendingPathComponent(file.url.lastPathComponent))  // the image reader skips links out of a class folder
+                }
+                try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("test"),
+                                                           withDestinationURL: directory.appendingPathComponent("test"))
+                var configuration = ImageClassifierTrainingConfiguration()
+                if let names = ProcessInfo.processInfo.environment["COACH_BENCH_FEW_SHOT_AUGMENT"] {
+                    configuration.augmentations = names.split(separator: ",").map(String.init)
+                }
+                let result = try ImageClassifierTrainer(configuration: configuration, backbone: backbone,
+                                                        featureCache: cache).train(data: root)
+                coach.append(result.testMetrics?.accuracy ?? 0)
+                func rows(_ files: [LabeledImageFile]) -> [[String: Any]] { files.map { ["label": $0.label, "features": features[$0.url]!] } }
+                let file = root.appendingPathComponent("features.json")
+                try JSONSerialization.data(withJSONObject: ["train": rows(chosen), "test": rows(test.images)]).write(to: file)
+                guard let run = PeerProcess.run(python: python, arguments: [script.path, file.path]), run.status == 0,
+                      let object = try? JSONSerialization.jsonObject(with: run.output) as? [String: Any],
+                      let accuracy = object["accuracy"] as? Double else {
+                    print("note: the image peer script failed on draw \(draw) of \(shot) per class")
+                    return
+                }
+                peer.append(accuracy)
+            }
+            let meanCoach = coach.reduce(0, +) / Double(draws), meanPeer = peer.reduce(0, +) / Double(draws)
+            let wins = zip(coach, peer).filter { $0 > $1 }.count, losses = zip(coach, peer).filter { $0 < $1 }.count
+            print("  \(shot) per class: Coach \(format(meanCoach * 100, 1)) % · LogisticRegression(C=1) \(format(meanPeer * 100, 1)) % · "
+                  + "ratio \(format(meanCoach / max(meanPeer, 1e-9), 3)) · Coach ahead on \(wins), behind on \(losses) of \(draws) draws")
         }
     }
 
