@@ -114,6 +114,37 @@ final class PoseAugmentationTests: XCTestCase {
         XCTAssertGreaterThan(angles.map(abs).max()!, 10 * .pi / 180, "uses the range")
     }
 
+    func testRotateTurnsPosesWithDepthRigidlyInThreeDimensions() {
+        var original = bodyWindow()
+        original.z = original.x.indices.map { Float($0 % 7) * 0.04 - 0.1 }
+        let centre = original.centroid
+        var generator = SeededGenerator(seed: 9)
+        var largestDepthChange: Float = 0
+        for _ in 0..<20 {
+            var rotated = original
+            augmenter([.rotate]).apply(to: &rotated, generator: &generator)
+            XCTAssertEqual(rotated.confidence, original.confidence)
+            for t in 0..<original.frameCount {
+                let detected = (0..<18).map { t * 18 + $0 }.filter { original.confidence[$0] > 0 }
+                func distance(_ w: PoseWindow, _ a: Int, _ b: Int) -> Float {
+                    let dx = w.x[a] - w.x[b], dy = w.y[a] - w.y[b], dz = w.z![a] - w.z![b]
+                    return (dx * dx + dy * dy + dz * dz).squareRoot()
+                }
+                for a in detected { for b in detected where b > a {
+                    XCTAssertEqual(distance(rotated, a, b), distance(original, a, b), accuracy: 1e-5, "rigid")
+                } }
+            }
+            for i in original.confidence.indices where original.confidence[i] > 0 {
+                let before = SIMD3(original.x[i] - centre.x, original.y[i] - centre.y, original.z![i] - centre.z)
+                let after = SIMD3(rotated.x[i] - centre.x, rotated.y[i] - centre.y, rotated.z![i] - centre.z)
+                let cosine = (before * after).sum() / ((before * before).sum().squareRoot() * (after * after).sum().squareRoot())
+                XCTAssertGreaterThan(cosine, cos(Float(45) * .pi / 180) - 1e-4, "three turns of at most 15° each")
+                largestDepthChange = max(largestDepthChange, abs(rotated.z![i] - original.z![i]))
+            }
+        }
+        XCTAssertGreaterThan(largestDepthChange, 0.01, "depth turns too, not only the image plane")
+    }
+
     func testScaleStretchesEachAxisByOneFactorAboutTheCentre() {
         let original = bodyWindow()
         let centre = original.centroid

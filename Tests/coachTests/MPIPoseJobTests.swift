@@ -127,8 +127,10 @@ final class MPIPoseJobTests: XCTestCase {
         }
         let plain = accuracies["plain"]!.reduce(0, +) / 3, two = accuracies["two"]!.reduce(0, +) / 3
         // One held-out clip is 2.1 points; a seed moves a run by a clip or two either way, so the
-        // comparison is of the mean over three seeds (the issue asks for 0.5 points).
-        XCTAssertEqual(two, plain, accuracy: 0.005, "per seed: plain \(accuracies["plain"]!), two ranks \(accuracies["two"]!)")
+        // comparison is of the mean over three seeds. Two ranks must reach the plain accuracy, at
+        // most 0.5 points (less than one clip of 144) below it; they train on other batch-norm
+        // pieces and dropout draws, so they may also land above it.
+        XCTAssertGreaterThanOrEqual(two, plain - 0.005, "per seed: plain \(accuracies["plain"]!), two ranks \(accuracies["two"]!)")
         XCTAssertGreaterThan(plain, 0.9)
     }
 

@@ -6,7 +6,8 @@ public enum PoseAugmentation: String, CaseIterable, Codable, Hashable, Sendable,
     /// Mirror the poses left-right: x is reflected about the window's centre and every left joint
     /// swaps places with its right counterpart (`JointSet.mirroredIndices`); chirality flips too.
     case horizontalFlip = "flip"
-    /// Rotate the poses in the image plane about the window's centre.
+    /// Rotate the poses in the image plane about the window's centre; poses with depth also turn
+    /// about the vertical and horizontal axes (a person facing a little away, a higher camera).
     case rotate
     /// Shift the poses by an offset that drifts linearly across the window (a camera pan).
     case translate

@@ -15,7 +15,7 @@ public struct PoseAugmenter: Hashable, Sendable {
     public var mirroredIndices: [Int]
     /// The chance a window is flipped when `horizontalFlip` is on.
     public var flipProbability: Float = 0.5
-    /// The largest rotation, in degrees either way.
+    /// The largest rotation, in degrees either way (about each axis, for poses with depth).
     public var maximumRotationDegrees: Float = 15
     /// The largest constant shift and the largest drift across the window, as fractions of the window's size.
     public var maximumTranslation: Float = 0.1
@@ -82,6 +82,21 @@ public struct PoseAugmenter: Hashable, Sendable {
                 let dx = window.x[i] - centre.x, dy = window.y[i] - centre.y
                 window.x[i] = centre.x + c * dx - s * dy
                 window.y[i] = centre.y + s * dx + c * dy
+            }
+            if window.z != nil {
+                // Poses with depth also turn about the vertical and the horizontal axis, as a
+                // person facing a little away from the camera or a camera higher or lower would.
+                let yaw = generator.nextUniform(-maximumRotationDegrees, maximumRotationDegrees) * .pi / 180
+                let pitch = generator.nextUniform(-maximumRotationDegrees, maximumRotationDegrees) * .pi / 180
+                let cy = Foundation.cos(yaw), sy = Foundation.sin(yaw), cp = Foundation.cos(pitch), sp = Foundation.sin(pitch)
+                for i in window.confidence.indices where window.confidence[i] > 0 {
+                    let dx = window.x[i] - centre.x, dz = window.z![i] - centre.z
+                    window.x[i] = centre.x + cy * dx + sy * dz
+                    let turnedZ = -sy * dx + cy * dz
+                    let dy = window.y[i] - centre.y
+                    window.y[i] = centre.y + cp * dy - sp * turnedZ
+                    window.z![i] = centre.z + sp * dy + cp * turnedZ
+                }
             }
         }
         if isEnabled(.scale) {
