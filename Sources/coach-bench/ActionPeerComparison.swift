@@ -55,10 +55,14 @@ enum ActionPeerComparison {
             }))
         }
         for (set, speed, title) in [("natops-slow", 0.5, "NATOPS at half speed (102 frames at 30 fps: each gesture outlasts the window)"),
-                                    ("natops-fast", 2.0, "NATOPS at double speed (26 frames at 30 fps: every clip shorter than the window)")]
+                                    ("natops-fast", 2.0, "NATOPS at double speed (26 frames at 30 fps: every clip shorter than the window)"),
+                                    ("natops-tempo", 0, "NATOPS, each clip at its own speed (0.67–1.5×, as people keep their own tempo)")]
             where sets.contains(set) && FileManager.default.fileExists(atPath: natopsURL.path) {
             let natops = try PoseDataset.load(natopsURL)
+            var tempo = SeededGenerator(seed: 13)
             let retimed = PoseDataset(jointSet: natops.jointSet, hasDepth: natops.hasDepth, clips: natops.clips.map { clip in
+                // natops-tempo: a log-uniform speed per clip; the others: one speed for all.
+                let speed = speed > 0 ? speed : Foundation.exp(Foundation.log(1.5) * (2 * tempo.nextDouble() - 1))
                 var sequence = clip.sequence
                 sequence.frames = sequence.frames.map { PoseFrame(time: $0.time / speed, keypoints: $0.keypoints) }
                 sequence.nominalFrameRate = sequence.nominalFrameRate.map { $0 * speed }
@@ -71,7 +75,8 @@ enum ActionPeerComparison {
                       windowLength: 45)
             }))
         }
-        if !FileManager.default.fileExists(atPath: natopsURL.path), sets.contains("natops") || sets.contains("natops-slow") || sets.contains("natops-fast") {
+        if !FileManager.default.fileExists(atPath: natopsURL.path), sets.contains("natops") || sets.contains("natops-slow") || sets.contains("natops-fast")
+            || sets.contains("natops-tempo") {
             print("note: \(natopsURL.path) is missing: NATOPS skipped (set --shared or COACH_SHARED)")
         }
         let tracksURL = URL(fileURLWithPath: sharedPath + "/data/hand-gestures/fingertip-tracks.csv")
