@@ -35,7 +35,8 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
         the ones that keep every action's label):
           flip         mirror left-right, swapping left and right joints
                        (only when mirrored actions keep their label)
-          rotate       rotate poses by up to ±15°
+          rotate       rotate poses by up to ±15° (poses with z also turn up to
+                       ±15° about the vertical and the horizontal axis)
           translate    shift poses, drifting across the window (camera pan)
           scale        stretch x and y by up to ±15% each
           jitter       add keypoint noise (2% of the pose's size)

@@ -35,7 +35,8 @@ struct TrainHandPoseClassifierCommand: ParsableCommand, JobCommand {
         number of ranks, and those of one process for one rank.
 
         Augmentations (names for --augment, comma-separated):
-          rotate       rotate poses by up to ±20°
+          rotate       rotate poses by up to ±20° (poses with z also turn up to
+                       ±20° about the vertical and the horizontal axis)
           scale        stretch x and y by up to ±15% each
           translate    shift poses (no effect: poses are wrist-relative)
           jitter       add keypoint noise (2% of the hand's size)
