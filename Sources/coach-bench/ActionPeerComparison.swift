@@ -75,8 +75,53 @@ enum ActionPeerComparison {
                       windowLength: 45)
             }))
         }
-        if !FileManager.default.fileExists(atPath: natopsURL.path), sets.contains("natops") || sets.contains("natops-slow") || sets.contains("natops-fast")
-            || sets.contains("natops-tempo") {
+        // NATOPS as a 2-D pose detector on video would give it: z dropped (natops-2d), and in
+        // natops-occluded about a quarter of the joints' positions undetected as well — some joints
+        // for the whole clip (out of frame), some for a stretch (hidden behind the body), some in
+        // single frames (missed detections) — the way the peers' 2-D sports sets come.
+        for (set, title) in [("natops-2d", "NATOPS in 2-D (z dropped)"),
+                             ("natops-occluded", "NATOPS in 2-D with about a quarter of the joint positions undetected")]
+            where sets.contains(set) && FileManager.default.fileExists(atPath: natopsURL.path) {
+            let natops = try PoseDataset.load(natopsURL)
+            var hiding = SeededGenerator(seed: 17)
+            var hidden = 0, total = 0
+            let flat = PoseDataset(jointSet: natops.jointSet, hasDepth: false, clips: natops.clips.map { clip in
+                var sequence = clip.sequence
+                sequence.hasDepth = false
+                let count = sequence.frames.count
+                var missing = [[Bool]](repeating: [Bool](repeating: false, count: count), count: natops.jointSet.count)
+                if set == "natops-occluded" {
+                    for joint in missing.indices {
+                        let draw = hiding.nextDouble()
+                        if draw < 0.1 {
+                            missing[joint] = missing[joint].map { _ in true }
+                        } else if draw < 0.4 {
+                            let length = Int(Double(count) * (0.2 + 0.4 * hiding.nextDouble()))
+                            let start = Int(hiding.nextDouble() * Double(count - length + 1))
+                            for frame in start..<min(count, start + length) { missing[joint][frame] = true }
+                        }
+                        for frame in 0..<count where hiding.nextDouble() < 0.05 { missing[joint][frame] = true }
+                    }
+                }
+                sequence.frames = sequence.frames.enumerated().map { index, frame in
+                    PoseFrame(time: frame.time, keypoints: frame.keypoints.enumerated().map { joint, keypoint in
+                        guard let keypoint else { return nil }
+                        total += 1
+                        if missing[joint][index] { hidden += 1; return nil }
+                        return Keypoint(x: keypoint.x, y: keypoint.y, confidence: keypoint.confidence)
+                    })
+                }
+                return LabeledPoseClip(sequence: sequence, segments: clip.segments)
+            })
+            var generator = SeededGenerator(seed: 7)
+            let folds = PoseDatasetSplit.stratifiedFolds(labels: flat.exampleLabels, foldCount: 5, generator: &generator)
+            let share = total > 0 ? 100 * Double(hidden) / Double(total) : 0
+            result.append(("\(title) (\(String(format: "%.1f", share)) % hidden), the same 5 folds", folds.enumerated().map { index, fold in
+                Split(name: "\(set) fold \(index + 1)", dataset: flat, training: fold.trainIndices, test: fold.testIndices,
+                      windowLength: 45)
+            }))
+        }
+        if !FileManager.default.fileExists(atPath: natopsURL.path), !sets.filter({ $0.hasPrefix("natops") }).isEmpty {
             print("note: \(natopsURL.path) is missing: NATOPS skipped (set --shared or COACH_SHARED)")
         }
         let tracksURL = URL(fileURLWithPath: sharedPath + "/data/hand-gestures/fingertip-tracks.csv")
