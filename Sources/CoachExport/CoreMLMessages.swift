@@ -301,6 +301,8 @@ public struct CoreMLLayer: Sendable {
         case multiplyBroadcastable
         /// `softmaxND` (950) along `axis`.
         case softmaxND(axis: Int)
+        /// `concat` (320) along the channel axis (−3).
+        case concat
         /// `concatND` (980) along `axis`.
         case concatND(axis: Int)
         /// `transpose` (985): output axis i is input axis `axes[i]`.
@@ -441,6 +443,8 @@ public struct CoreMLLayer: Sendable {
             writer.writeMessage(900) { _ in }
         case let .softmaxND(axis):
             writer.writeMessage(950) { if axis != 0 { $0.writeInteger(1, Int64(axis)) } }
+        case .concat:
+            writer.writeMessage(320) { _ in }
         case let .concatND(axis):
             writer.writeMessage(980) { if axis != 0 { $0.writeInteger(1, Int64(axis)) } }
         case let .transpose(axes):

@@ -11,7 +11,8 @@ import Foundation
 /// centre `cropSize × cropSize` (224²) of that: Coach's own preprocessing (short side to 256, centre
 /// 224² crop), up to the resampling filter. Inside: `NeuralNetworkImageScaler` computes
 /// `(x − 127) / 128`, EfficientNet-Lite0 with Coach's folded weights (`same` padding, ReLU6
-/// as `clip`, depthwise convolutions as `nGroups = channels`), global average pooling, the
+/// as `clip`, depthwise convolutions as `nGroups = channels`), global average pooling (of the
+/// head's activations, and of the stride-16 map after them when the model reads both), the
 /// head's inner products (ReLU between) and a softmax.
 /// Outputs: `classLabel` (the most probable label) and `classLabelProbs` (label → probability).
 public enum ImageClassifierCoreMLExporter {
@@ -33,6 +34,10 @@ public enum ImageClassifierCoreMLExporter {
         let cropped = builder.layer("preprocess.crop", inputs: [inputName], .crop(top: start, bottom: end, left: start, right: end))
         let maps = builder.efficientNetLite0(backbone.network, input: cropped, height: crop, width: crop)
         var activations = builder.layer("backbone.pool", inputs: [maps.stride32], .globalAveragePooling)
+        if classifier.featureLayers == .headAndStride16 {
+            let pooled16 = builder.layer("backbone.pool16", inputs: [maps.stride16], .globalAveragePooling)
+            activations = builder.layer("backbone.features", inputs: [activations, pooled16], .concat)
+        }
         for (index, layer) in classifier.head.layers.enumerated() {
             let prefix = "head.layers.\(index)"
             let inputs = layer.weight.shape[0], outputs = layer.weight.shape[1]

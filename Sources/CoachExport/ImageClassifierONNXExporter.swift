@@ -9,7 +9,8 @@ import Foundation
 /// graph: `(x − mean) / standardDeviation` (127 and 128), EfficientNet-Lite0 with batch norm
 /// folded into its convolutions as Coach folds it (TensorFlow SAME padding as explicit
 /// `pads`, ReLU6 as `Clip(0, 6)`, depthwise convolutions as `group = channels`), global
-/// average pooling, then the head's dense layers (`Gemm`, ReLU between) and a softmax.
+/// average pooling (of the head's activations, and of the stride-16 map concatenated after them
+/// when the model reads both), then the head's dense layers (`Gemm`, ReLU between) and a softmax.
 /// Output `classLabelProbs`: float32 [1, classes] in the order of the `classLabels` metadata.
 public enum ImageClassifierONNXExporter {
     /// The graph input's name.
@@ -30,7 +31,11 @@ public enum ImageClassifierONNXExporter {
         let normalised = builder.node("Div", "preprocess.divide",
                                       inputs: [centred, builder.scalar(classifier.encoding.standardDeviation)])
         let maps = builder.efficientNetLite0(backbone.network, input: normalised, height: size, width: size)
-        let pooled = builder.node("GlobalAveragePool", "backbone.pool", inputs: [maps.stride32])
+        var pooled = builder.node("GlobalAveragePool", "backbone.pool", inputs: [maps.stride32])
+        if classifier.featureLayers == .headAndStride16 {
+            let pooled16 = builder.node("GlobalAveragePool", "backbone.pool16", inputs: [maps.stride16])
+            pooled = builder.concatenate("backbone.pooled", inputs: [pooled, pooled16], axis: 1, output: nil)
+        }
         var activations = builder.node("Flatten", "backbone.features", inputs: [pooled],
                                        attributes: [ONNXAttribute("axis", .integer(1))])
         for (index, layer) in classifier.head.layers.enumerated() {

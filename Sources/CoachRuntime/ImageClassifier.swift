@@ -57,7 +57,7 @@ public final class ImageClassifier {
         try model.checkBackbone(backbone, modelPath: modelPath)
         self.model = model
         self.backbone = backbone
-        self.extractor = ImageFeatureExtractor(backbone: backbone, encoding: model.encoding)
+        self.extractor = ImageFeatureExtractor(backbone: backbone, encoding: model.encoding, layers: model.featureLayers)
     }
 
     /// Every class with its confidence for the JPEG or PNG at `url`, most confident first.

@@ -15,10 +15,15 @@ struct TrainImageClassifierCommand: ParsableCommand, JobCommand {
         classes with fewer than 10 images, imbalance over 10:1 and images shared between
         training and validation are warned about.
 
-        Features of the frozen EfficientNet-Lite0 backbone are computed once per image and
-        augmented view, and cached on disk (--feature-cache; default ~/.cache/coach/features),
-        so re-training with other options is fast, and an interrupted run resumes by
-        running the same command again. The head is L2-regularised logistic regression
+        The head reads the frozen EfficientNet-Lite0 backbone's activations averaged over the
+        image: by default its last layer's 1,280 and, after them, the 112 of its stride-16 map
+        (1,392 values; the middle of the network still tells textures and shapes that ImageNet's
+        last layer has folded into ImageNet's own categories); --features head reads the 1,280
+        alone, the features Create ML and scikit-learn transfer learning use.
+
+        Features are computed once per image and augmented view, and cached on disk
+        (--feature-cache; default ~/.cache/coach/features), so re-training with other options
+        is fast, and an interrupted run resumes by running the same command again. The head is L2-regularised logistic regression
         (L-BFGS to convergence, its L2 penalty chosen by 5-fold cross-validation over the
         training images, then refitted with the held-out validation images added) or a
         small MLP (--max-iterations epochs; the epoch with the best validation loss is kept).
@@ -50,6 +55,9 @@ struct TrainImageClassifierCommand: ParsableCommand, JobCommand {
 
     @Option(help: "The head: logistic (default) or mlp.")
     var classifier: ImageClassifierKind = .logistic
+
+    @Option(help: "The backbone activations the head reads: head+stride16 (default; 1,392 values) or head (1,280).")
+    var features: ImageFeatureLayers = .headAndStride16
 
     @Option(parsing: .unconditional, help: "Maximum iterations: L-BFGS steps (default 500: to convergence) or MLP epochs (default 25).")
     var maxIterations: Int?
@@ -99,6 +107,7 @@ struct TrainImageClassifierCommand: ParsableCommand, JobCommand {
                                              inputs: [data, backbone ?? Backbone.defaultLocation()?.path], dataFolders: [data])
             var configuration = ImageClassifierTrainingConfiguration()
             configuration.classifier = classifier
+            configuration.featureLayers = features
             configuration.maximumIterations = maxIterations
             configuration.seed = seed
             configuration.augmentations = augment.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -147,3 +156,4 @@ func loadBackbone(_ path: String?) throws -> Backbone {
 }
 
 extension ImageClassifierKind: ExpressibleByArgument {}
+extension ImageFeatureLayers: ExpressibleByArgument {}

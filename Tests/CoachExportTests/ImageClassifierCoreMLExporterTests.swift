@@ -61,6 +61,10 @@ final class ImageClassifierCoreMLExporterTests: XCTestCase {
             XCTAssertEqual(report.layers["convolution"], 1 + 16 + 15 + 16 + 1, "stem, 16 depthwise, 15 expansions, 16 projections, head")
             XCTAssertEqual(report.layers["add"], 9, "the blocks with skip connections")
             XCTAssertEqual(report.layers["innerProduct"], kind == .mlp ? 2 : 1)
+            let wide = ImageClassifierExportFixture.featureLayers(for: kind) == .headAndStride16
+            XCTAssertEqual(classifier.model.featureLayers, ImageClassifierExportFixture.featureLayers(for: kind))
+            XCTAssertEqual(report.layers["pooling"], wide ? 2 : 1, "the head's map, and the stride-16 map when the model reads it")
+            XCTAssertEqual(report.layers["concat"], wide ? 1 : nil)
 
             // The numbers: the interpreter on the 256² square vs CoachRuntime on the photo.
             XCTAssertEqual(report.results.count, photos.count)

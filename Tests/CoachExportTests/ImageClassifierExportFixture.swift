@@ -7,8 +7,14 @@ import XCTest
 
 /// What the image classifier export tests share: a small trained model and real photos.
 enum ImageClassifierExportFixture {
-    /// Trains a small classifier (logistic or MLP head) on generated sports-gear photos and
-    /// writes it to `directory`; the photos' folder is returned too.
+    /// The features each head kind's export test trains on: the logistic head the default
+    /// (head+stride16), the MLP the head's alone, so both export paths are checked.
+    static func featureLayers(for classifier: ImageClassifierKind) -> ImageFeatureLayers {
+        classifier == .logistic ? .headAndStride16 : .head
+    }
+
+    /// Trains a small classifier (logistic or MLP head, on `featureLayers(for:)`) on generated
+    /// sports-gear photos and writes it to `directory`; the photos' folder is returned too.
     static func trainedModel(in directory: URL, classifier: ImageClassifierKind, backbone: Backbone) throws -> (model: URL, photos: URL) {
         let root = directory.appendingPathComponent("gear")
         if !FileManager.default.fileExists(atPath: root.path) {
@@ -17,6 +23,7 @@ enum ImageClassifierExportFixture {
         var configuration = ImageClassifierTrainingConfiguration()
         configuration.seed = 2
         configuration.classifier = classifier
+        configuration.featureLayers = featureLayers(for: classifier)
         configuration.maximumIterations = 20
         let cache = FeatureCache(directory: SharedData.repositoryRoot.appendingPathComponent(".build/test-cache/features"))
         let result = try ImageClassifierTrainer(configuration: configuration, backbone: backbone, featureCache: cache)

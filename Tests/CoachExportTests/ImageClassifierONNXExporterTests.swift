@@ -50,6 +50,10 @@ final class ImageClassifierONNXExporterTests: XCTestCase {
             XCTAssertEqual(report.operators["Conv"], 1 + 16 + 15 + 16 + 1, "stem, 16 depthwise, 15 expansions, 16 projections, head")
             XCTAssertEqual(report.operators["Add"], 9, "the blocks with skip connections")
             XCTAssertEqual(report.operators["Gemm"], kind == .mlp ? 2 : 1)
+            let wide = ImageClassifierExportFixture.featureLayers(for: kind) == .headAndStride16
+            XCTAssertEqual(classifier.model.featureLayers, ImageClassifierExportFixture.featureLayers(for: kind))
+            XCTAssertEqual(report.operators["GlobalAveragePool"], wide ? 2 : 1, "the head's map, and the stride-16 map when the model reads it")
+            XCTAssertEqual(report.operators["Concat"], wide ? 1 : nil)
 
             // The numbers: onnxruntime on the preprocessed pixels vs CoachRuntime on the photo.
             XCTAssertEqual(report.results.count, photos.count)

@@ -81,6 +81,30 @@ final class BackboneReferenceTests: XCTestCase {
         assertClose(Tensor.globalAveragePool(r.stride32!).scalars, r.features.scalars, absolute: 1e-5)
     }
 
+    func testHeadAndStrideSixteenFeaturesAreBothMapsAveraged() throws {
+        let backbone = try BackboneFixture.load()
+        let (dir, reference) = try loadReference()
+        let encoded = try reference.images.map { try floats(dir.appendingPathComponent($0.input)) }
+        let wide = ImageFeatureExtractor(backbone: backbone, layers: .headAndStride16).features(encoded: encoded)
+        let batched = ImageFeatureExtractor(backbone: backbone, layers: .headAndStride16, batchSize: 3).features(encoded: encoded)
+        XCTAssertEqual(wide.shape, [4, 1392])
+        XCTAssertEqual(batched, wide, "batches of 3 give the same bytes as one image at a time")
+        for (i, image) in reference.images.enumerated() {
+            let row = Array(wide.scalars[(i * 1392)..<((i + 1) * 1392)])
+            // The first 1,280 are the reference's pooled features.
+            XCTAssertLessThanOrEqual(maxAbsoluteDifference(Array(row[..<1280]), try floats(dir.appendingPathComponent(image.features))), 1e-3,
+                                     "\(image.name) head features")
+            // The other 112 are the stride-16 map's mean over its 14 × 14 cells, summed here in Double.
+            let map = backbone.network.forward(Tensor(shape: [1, 224, 224, 3], scalars: encoded[i]), keeping: .stride16).stride16!
+            XCTAssertEqual(map.shape, [1, 14, 14, 112])
+            let mean = (0..<112).map { channel in
+                Float((0..<196).reduce(0.0) { $0 + Double(map.scalars[$1 * 112 + channel]) } / 196)
+            }
+            XCTAssertLessThanOrEqual(maxAbsoluteDifference(Array(row[1280...]), mean), 1e-5, "\(image.name) stride-16 features")
+            XCTAssertGreaterThan(mean.map(abs).max() ?? 0, 0.01, "the stride-16 map is not all zeros")
+        }
+    }
+
     func testAnImagesFeaturesDoNotDependOnItsBatch() throws {
         let backbone = try BackboneFixture.load()
         var g = SeededGenerator(seed: 4)

@@ -59,6 +59,41 @@ final class ImageClassifierModelTests: XCTestCase {
         }
     }
 
+    func testFeatureLayersAreRecordedAndOlderFilesReadTheHeadAlone() throws {
+        let directory = try temporaryDirectory(self)
+        let url = directory.appendingPathComponent("layers.h5")
+        // A head over head+stride16 features: 1,392 inputs, recorded and read back.
+        var generator = SeededGenerator(seed: 2)
+        let wide = ImageClassifierHead(layers: [ImageClassifierHead.Layer(
+            weight: Tensor(shape: [1392, 3], scalars: (0..<(1392 * 3)).map { _ in generator.nextNormal() }), bias: Tensor([0, 0, 0]))])
+        var model = sampleModel()
+        model.head = wide
+        model.featureLayers = .headAndStride16
+        try model.modelFile().write(to: url)
+        let loaded = try ImageClassifierModel.read(from: url)
+        XCTAssertEqual(loaded.featureLayers, .headAndStride16)
+        XCTAssertEqual(loaded, model)
+        // A file written before the key existed reads the head's 1,280 features.
+        var old = sampleModel().modelFile()
+        old.metadata.extra.removeValue(forKey: "features")
+        try old.write(to: url)
+        XCTAssertEqual(try ImageClassifierModel.read(from: url).featureLayers, .head)
+        // A head whose width does not match the recorded layers, and an unknown layer name, are both reported.
+        var mismatched = model.modelFile()
+        mismatched.metadata.extra["features"] = "head"
+        try mismatched.write(to: url)
+        XCTAssertThrowsError(try ImageClassifierModel.read(from: url)) { error in
+            XCTAssertTrue(error.localizedDescription.contains("1280"), error.localizedDescription)
+        }
+        var unknown = model.modelFile()
+        unknown.metadata.extra["features"] = "stem"
+        try unknown.write(to: url)
+        XCTAssertThrowsError(try ImageClassifierModel.read(from: url)) { error in
+            XCTAssertTrue(error.localizedDescription.contains("extra.features"), error.localizedDescription)
+            XCTAssertTrue(error.localizedDescription.contains("'head+stride16'"), error.localizedDescription)
+        }
+    }
+
     func testEncodingMatchesTheBackboneReferencePreprocessing() throws {
         let image = try RGBImage(width: 300, height: 260, pixels: (0..<(300 * 260 * 3)).map { UInt8(($0 * 7) % 256) })
         let encoded = try ImageInputEncoding.efficientNetLite0.encode(image)

@@ -41,6 +41,28 @@ final class ImageClassifierTrainerTests: XCTestCase {
         XCTAssertNotEqual(first, third)
     }
 
+    func testTheHeadsFeaturesAloneStillTrainAndAreRecorded() throws {
+        let backbone = try BackboneFixture.load()
+        let directory = try temporaryDirectory(self)
+        let data = try gearFolder(in: directory)
+        var configuration = ImageClassifierTrainingConfiguration()
+        configuration.maximumIterations = 30
+        var shapes: [ImageFeatureLayers: [Int]] = [:]
+        for layers in ImageFeatureLayers.allCases {
+            configuration.featureLayers = layers
+            let result = try ImageClassifierTrainer(configuration: configuration, backbone: backbone,
+                                                    featureCache: ImageClassifierFixtures.featureCache).train(data: data)
+            XCTAssertEqual(result.model.featureLayers, layers)
+            XCTAssertEqual(result.model.training["features"], .string(layers.rawValue))
+            XCTAssertGreaterThanOrEqual(result.model.metrics["training.accuracy"] ?? 0, 0.9, layers.rawValue)
+            shapes[layers] = result.model.head.layers[0].weight.shape
+            let url = directory.appendingPathComponent("\(layers.rawValue).h5")
+            try result.model.modelFile().write(to: url)
+            XCTAssertEqual(try ImageClassifierModel.read(from: url), result.model)
+        }
+        XCTAssertEqual(shapes, [.head: [1280, 4], .headAndStride16: [1392, 4]])
+    }
+
     func testMLPHeadTrainsAndRoundTrips() throws {
         let backbone = try BackboneFixture.load()
         let directory = try temporaryDirectory(self)
@@ -51,7 +73,7 @@ final class ImageClassifierTrainerTests: XCTestCase {
         let result = try ImageClassifierTrainer(configuration: configuration, backbone: backbone,
                                                 featureCache: ImageClassifierFixtures.featureCache).train(data: data)
         XCTAssertEqual(result.model.head.kind, "mlp")
-        XCTAssertEqual(result.model.head.layers.map(\.weight.shape), [[1280, 256], [256, 4]])
+        XCTAssertEqual(result.model.head.layers.map(\.weight.shape), [[1392, 256], [256, 4]])   // head+stride16 features
         XCTAssertGreaterThanOrEqual(result.model.metrics["training.accuracy"] ?? 0, 0.9)
         let url = directory.appendingPathComponent("mlp.h5")
         try result.model.modelFile().write(to: url)

@@ -11,6 +11,8 @@ public struct ImageClassifierModel: Equatable, Sendable {
     public var head: ImageClassifierHead
     /// How images are turned into backbone input.
     public var encoding: ImageInputEncoding
+    /// The backbone activations the head reads (`head` for files that do not say).
+    public var featureLayers: ImageFeatureLayers
     /// The backbone the head was trained on.
     public var backbone: BackboneReference
     /// The model's name, if any.
@@ -22,11 +24,12 @@ public struct ImageClassifierModel: Equatable, Sendable {
 
     /// A model from its parts.
     public init(labels: [String], head: ImageClassifierHead, encoding: ImageInputEncoding = .efficientNetLite0,
-                backbone: BackboneReference, name: String? = nil, training: [String: JSONValue] = [:],
-                metrics: [String: Double] = [:]) {
+                featureLayers: ImageFeatureLayers = .head, backbone: BackboneReference, name: String? = nil,
+                training: [String: JSONValue] = [:], metrics: [String: Double] = [:]) {
         self.labels = labels
         self.head = head
         self.encoding = encoding
+        self.featureLayers = featureLayers
         self.backbone = backbone
         self.name = name
         self.training = training
@@ -38,6 +41,7 @@ public struct ImageClassifierModel: Equatable, Sendable {
     public func modelFile() -> ModelFile {
         var extra: [String: JSONValue] = ["head": .string(head.kind)]
         extra["headLayers"] = .array(head.layers.map { .number(Double($0.weight.shape[1])) })
+        extra["features"] = .string(featureLayers.rawValue)
         let metadata = ModelMetadata(task: .imageClassifier, name: name, classLabels: labels,
                                      input: InputSpecification(image: encoding.specification), training: training,
                                      metrics: metrics, backbone: backbone,
@@ -58,9 +62,16 @@ public struct ImageClassifierModel: Equatable, Sendable {
         var problems: [String] = []
         if metadata.classLabels.count < 2 { problems.append("it has \(metadata.classLabels.count) class labels, at least 2 are needed") }
         if Set(metadata.classLabels).count != metadata.classLabels.count { problems.append("its class labels repeat") }
+        switch metadata.extra["features"] {
+        case nil: featureLayers = .head
+        case let .string(name)? where ImageFeatureLayers(rawValue: name) != nil: featureLayers = ImageFeatureLayers(rawValue: name)!
+        default:
+            featureLayers = .head
+            problems.append("metadata key 'extra.features' must be one of \(ImageFeatureLayers.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", "))")
+        }
         if !problems.isEmpty { throw ImageClassifierModelError.malformed(path: path, problems: problems) }
         encoding = try ImageInputEncoding(specification: image, path: path)
-        head = try ImageClassifierHead(tensors: file.tensors, featureCount: EfficientNetLite0.featureCount,
+        head = try ImageClassifierHead(tensors: file.tensors, featureCount: featureLayers.width,
                                        classCount: metadata.classLabels.count, path: path)
         labels = metadata.classLabels
         self.backbone = backbone

@@ -37,8 +37,10 @@ public struct FeatureCache: Sendable {
 
     /// The entry key for one view of one image file.
     public static func key(fileSHA256: String, backboneSHA256: String, encoding: ImageInputEncoding,
-                           view: String) -> String {
-        let text = "coach-features-v3|forward-\(EfficientNetLite0.computationVersion)|\(fileSHA256)|\(backboneSHA256)|\(encoding.shortSide)/\(encoding.cropSize)/\(encoding.mean)/\(encoding.standardDeviation)|\(view)"
+                           layers: ImageFeatureLayers = .head, view: String) -> String {
+        // The head's features keep the keys they had before other layers existed.
+        let layerKey = layers == .head ? "" : "|\(layers.rawValue)"
+        let text = "coach-features-v3|forward-\(EfficientNetLite0.computationVersion)|\(fileSHA256)|\(backboneSHA256)|\(encoding.shortSide)/\(encoding.cropSize)/\(encoding.mean)/\(encoding.standardDeviation)|\(view)\(layerKey)"
         return (try? FileDigest.sha256(of: Array(text.utf8))) ?? text
     }
 

@@ -43,7 +43,7 @@ public enum ImageClassifierEvaluator {
             sources.append(ImageSource(url: file.url, fileSHA256: sha256))
             files.append(file)
         }
-        let extraction = ImageFeatureExtraction(extractor: ImageFeatureExtractor(backbone: backbone, encoding: model.encoding),
+        let extraction = ImageFeatureExtraction(extractor: ImageFeatureExtractor(backbone: backbone, encoding: model.encoding, layers: model.featureLayers),
                                                 cache: featureCache, augmentations: [], seed: 0)
         let extracted = try extraction.run(sources: sources, views: { _ in [ImageView(augmentationIndex: nil)] },
                                            phase: "extracting features", observer: observer, communicator: communicator)

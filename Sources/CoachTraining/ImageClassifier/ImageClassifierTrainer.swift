@@ -122,7 +122,7 @@ public struct ImageClassifierTrainer {
 
         // Features, once per (image, view).
         let extraction = ImageFeatureExtraction(
-            extractor: ImageFeatureExtractor(backbone: backbone, batchSize: config.extractionBatchSize),
+            extractor: ImageFeatureExtractor(backbone: backbone, layers: config.featureLayers, batchSize: config.extractionBatchSize),
             cache: featureCache, augmentations: try config.augmentationSteps(), seed: config.seed)
         let all = training + validation + test
         let sources = all.map { ImageSource(url: $0.file.url, fileSHA256: $0.sha) }
@@ -246,7 +246,7 @@ public struct ImageClassifierTrainer {
         trainingMetadata["validation"] = .string(heldOut ? "held out from the training folder" : "given")
         if !testRows.isEmpty { trainingMetadata["testImages"] = .number(Double(testRows.count)) }
         let model = ImageClassifierModel(labels: labels, head: finalHead, encoding: extraction.extractor.encoding,
-                                         backbone: ImageClassifierModel.reference(to: backbone), name: name,
+                                         featureLayers: extraction.extractor.layers, backbone: ImageClassifierModel.reference(to: backbone), name: name,
                                          training: trainingMetadata, metrics: metricValues)
         return ImageClassifierTrainingResult(model: model, report: report, history: fit.history, bestIteration: fit.bestIteration,
                                              stoppedEarly: fit.stoppedEarly, validationMetrics: validationMetrics?.0,

@@ -14,6 +14,9 @@ public enum ImageClassifierKind: String, Codable, CaseIterable, Sendable {
 public struct ImageClassifierTrainingConfiguration: Codable, Equatable, Sendable {
     /// The head: logistic regression (default) or a small MLP.
     public var classifier: ImageClassifierKind = .logistic
+    /// The backbone activations the head reads: the head's 1,280 and the stride-16 map's 112
+    /// (default), or the head's alone (`--features head`, Create ML's and the peers' features).
+    public var featureLayers: ImageFeatureLayers = .headAndStride16
     /// At most this many iterations: L-BFGS steps (logistic) or epochs (MLP); nil: 500 steps for
     /// the logistic head (it runs to convergence), 25 epochs for the MLP (Create ML's default).
     public var maximumIterations: Int? = nil
@@ -84,6 +87,7 @@ public struct ImageClassifierTrainingConfiguration: Codable, Equatable, Sendable
     public var metadata: [String: JSONValue] {
         var values: [String: JSONValue] = [
             "classifier": .string(classifier.rawValue),
+            "features": .string(featureLayers.rawValue),
             "maxIterations": .number(Double(effectiveMaximumIterations)),
             "seed": seed < (1 << 53) ? .number(Double(seed)) : .string(String(seed)),
             "augmentations": .array(augmentations.map(JSONValue.string)),

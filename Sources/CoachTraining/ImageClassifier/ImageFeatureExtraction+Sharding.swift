@@ -23,6 +23,7 @@ extension ImageFeatureExtraction {
             return local
         }
         var merged = ExtractedFeatures()
+        merged.width = extractor.layers.width
         merged.features.reserveCapacity(parts.reduce(0) { $0 + $1.features.count })
         for part in parts {
             merged.features += part.features
@@ -49,6 +50,7 @@ extension ImageFeatureExtraction {
 
 extension ExtractedFeatures: WireCodable {
     func write(to writer: inout WireWriter) {
+        writer.write(width)
         writer.write(features)
         rowImages.write(to: &writer)
         rowViews.map { $0.augmentationIndex ?? -1 }.write(to: &writer)
@@ -61,12 +63,13 @@ extension ExtractedFeatures: WireCodable {
 
     init(from reader: inout WireReader) throws {
         self.init()
+        width = try reader.readInt()
         features = try reader.readFloats()
         rowImages = try [Int](from: &reader)
         rowViews = try [Int](from: &reader).map { ImageView(augmentationIndex: $0 < 0 ? nil : $0) }
         let failedImages = try [Int](from: &reader), messages = try [String](from: &reader)
         guard rowViews.count == rowImages.count, failedImages.count == messages.count,
-              features.count == rowImages.count * EfficientNetLite0.featureCount else { throw WireError.truncated }
+              width > 0, features.count == rowImages.count * width else { throw WireError.truncated }
         failures = Array(zip(failedImages, messages))
         cacheHits = try reader.readInt()
         computed = try reader.readInt()

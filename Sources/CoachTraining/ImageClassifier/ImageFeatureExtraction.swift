@@ -18,7 +18,9 @@ struct ImageSource: Sendable {
 
 /// Backbone features of image views, with where each row came from.
 struct ExtractedFeatures {
-    /// Rows × 1280 features.
+    /// Values per row (`ImageFeatureLayers.width`).
+    var width = EfficientNetLite0.featureCount
+    /// Rows × `width` features.
     var features: [Float] = []
     /// For each row, the index of its image in the source list.
     var rowImages: [Int] = []
@@ -36,9 +38,8 @@ struct ExtractedFeatures {
     /// Rows moved out by `takeLeadingRows` (the first `features` row is row `movedRows`).
     private(set) var movedRows = 0
 
-    /// The features of the rows at `rows` (none of them moved out), as a [rows.count, 1280] tensor.
+    /// The features of the rows at `rows` (none of them moved out), as a [rows.count, width] tensor.
     func tensor(rows: [Int]) -> Tensor {
-        let width = EfficientNetLite0.featureCount
         var scalars: [Float] = []
         scalars.reserveCapacity(rows.count * width)
         for row in rows {
@@ -48,16 +49,16 @@ struct ExtractedFeatures {
         return Tensor(shape: [rows.count, width], scalars: scalars)
     }
 
-    /// Moves the first `count` rows out as a [count, 1280] tensor, without copying them (the
+    /// Moves the first `count` rows out as a [count, width] tensor, without copying them (the
     /// rows after them are copied into storage of their own); their indices stay valid.
     mutating func takeLeadingRows(_ count: Int) -> Tensor {
-        precondition(movedRows == 0 && count * EfficientNetLite0.featureCount <= features.count)
-        let split = count * EfficientNetLite0.featureCount
+        precondition(movedRows == 0 && count * width <= features.count)
+        let split = count * width
         var leading = features
         features = Array(leading[split...])
         leading.removeSubrange(split...)
         movedRows = count
-        return Tensor(shape: [count, EfficientNetLite0.featureCount], scalars: leading)
+        return Tensor(shape: [count, width], scalars: leading)
     }
 }
 
@@ -91,8 +92,9 @@ struct ImageFeatureExtraction {
     /// Features for every view of every source; `views(i)` lists image i's views.
     func run(sources: [ImageSource], views: (Int) -> [ImageView], phase: String,
              observer: TrainingObserver?) -> ExtractedFeatures {
-        let width = EfficientNetLite0.featureCount
+        let width = extractor.layers.width
         var result = ExtractedFeatures()
+        result.width = width
         // Every view's row in one buffer laid out in request order, written in place as rows are read
         // from the cache or computed: the features are held once (no per-row arrays, no growing copy).
         var rowImages: [Int] = [], rowViews: [ImageView] = [], keys: [String] = []
@@ -107,7 +109,7 @@ struct ImageFeatureExtraction {
         for row in rowImages.indices {
             let imageIndex = rowImages[row], source = sources[imageIndex]
             let key = FeatureCache.key(fileSHA256: source.fileSHA256, backboneSHA256: extractor.backbone.sha256,
-                                       encoding: extractor.encoding, view: viewKey(rowViews[row], fileSHA256: source.fileSHA256))
+                                       encoding: extractor.encoding, layers: extractor.layers, view: viewKey(rowViews[row], fileSHA256: source.fileSHA256))
             keys.append(key)
             if let cached = cache?.load(key, count: width) {
                 buffer.replaceSubrange((row * width)..<((row + 1) * width), with: cached)
