@@ -24,7 +24,7 @@ enum ActionPeerComparison {
     }
 
     struct Scores {
-        var ensemble = 0.0, network = 0.0, head = 0.0, equalShares = 0.0, seconds = 0.0
+        var ensemble = 0.0, network = 0.0, head = 0.0, equalShares = 0.0, seconds = 0.0, pair = 0.0
         var minirocket = 0.0, multirocket = 0.0, peerSeconds = 0.0
         var weights: [Float] = []
     }
@@ -181,6 +181,14 @@ enum ActionPeerComparison {
                     total.network += try accuracy(0)
                     total.head += try accuracy(1)
                     total.equalShares += try accuracy(0.5)
+                    if ProcessInfo.processInfo.environment["COACH_BENCH_PAIR"] == "1" {
+                        var second = configuration
+                        second.seed = seed + 1000
+                        let other = try ActionClassifierTrainer(configuration: second)
+                            .train(on: split.dataset, exampleIndices: split.training).model
+                        model.randomConvolutionWeight = chosen
+                        total.pair += try pairAccuracy([model, other], on: split.evaluationDataset, indices: split.test)
+                    }
                     if let peer = peers[seed] {
                         total.minirocket += peer.0
                         total.multirocket += peer.1
@@ -191,6 +199,7 @@ enum ActionPeerComparison {
             }
             let n = Double(max(runs, 1))
             print("\(title):")
+            if total.pair > 0 { print("  two Coach models (seeds s, s + 1000) averaged \(format(total.pair / n, 3))") }
             print("  Coach (defaults)        \(format(total.ensemble / n, 3))   (network alone \(format(total.network / n, 3)), "
                   + "random-convolution head alone \(format(total.head / n, 3)), equal shares \(format(total.equalShares / n, 3)); "
                   + "\(format(total.seconds / n, 1)) s per model; "
@@ -201,6 +210,22 @@ enum ActionPeerComparison {
                 print("  ratio Coach / best peer \(format(total.ensemble / max(total.minirocket, total.multirocket, 1e-9), 3))")
             }
         }
+    }
+
+    /// Accuracy per segment of `models`' window probabilities averaged (each model's own ensemble).
+    static func pairAccuracy(_ models: [ActionClassifierModel], on dataset: PoseDataset, indices: [Int]) throws -> Double {
+        var correct = 0
+        for index in indices {
+            let example = dataset.examples[index]
+            var mean = [Double](repeating: 0, count: models[0].labels.count)
+            for model in models {
+                let rows = model.probabilities(for: try model.windows(covering: example.sequence, stride: nil))
+                for row in rows { for c in row.indices { mean[c] += Double(row[c]) / Double(rows.count * models.count) } }
+            }
+            let best = mean.indices.max { mean[$0] < mean[$1] } ?? 0
+            if models[0].labels[best] == example.label { correct += 1 }
+        }
+        return Double(correct) / Double(max(indices.count, 1))
     }
 
     /// The peers' accuracies per seed on `split`, from the peer script.
