@@ -19,8 +19,10 @@ final class FeatureCacheTests: XCTestCase {
                       FeatureCache.key(fileSHA256: "aa", backboneSHA256: "bc", encoding: .efficientNetLite0, view: "original"),
                       FeatureCache.key(fileSHA256: "aa", backboneSHA256: "bb",
                                        encoding: ImageInputEncoding(shortSide: 300, cropSize: 224, mean: 127, standardDeviation: 128), view: "original"),
-                      FeatureCache.key(fileSHA256: "aa", backboneSHA256: "bb", encoding: .efficientNetLite0, view: "flip#seed=1")]
-        XCTAssertEqual(Set(others + [key]).count, 5)
+                      FeatureCache.key(fileSHA256: "aa", backboneSHA256: "bb", encoding: .efficientNetLite0, view: "flip#seed=1"),
+                      FeatureCache.key(fileSHA256: "aa", backboneSHA256: "bb", encoding: .efficientNetLite0, layers: .headAndStride16,
+                                       view: "original")]
+        XCTAssertEqual(Set(others + [key]).count, 6)
         // A truncated entry is a miss, not a crash; no temporary files are left behind.
         let files = FileManager.default.enumerator(atPath: directory.path)!.compactMap { $0 as? String }.filter { $0.hasSuffix(".f32") }
         XCTAssertEqual(files.count, 1)
