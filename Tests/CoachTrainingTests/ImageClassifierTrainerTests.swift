@@ -14,10 +14,15 @@ final class ImageClassifierTrainerTests: XCTestCase {
         return root.appendingPathComponent("train")
     }
 
-    func testSameSeedGivesTheSameModelBytesAndAugmentationsAddViews() throws {
+    /// The backbone, a fresh temporary folder and the small sports-gear set inside it.
+    private func gearSetup() throws -> (Backbone, URL, URL) {
         let backbone = try BackboneFixture.load()
         let directory = try temporaryDirectory(self)
-        let data = try gearFolder(in: directory)
+        return (backbone, directory, try gearFolder(in: directory))
+    }
+
+    func testSameSeedGivesTheSameModelBytesAndAugmentationsAddViews() throws {
+        let (backbone, directory, data) = try gearSetup()
         var configuration = ImageClassifierTrainingConfiguration()
         configuration.seed = 3
         configuration.augmentations = ["flip", "exposure"]
@@ -42,9 +47,7 @@ final class ImageClassifierTrainerTests: XCTestCase {
     }
 
     func testTheHeadsFeaturesAloneStillTrainAndAreRecorded() throws {
-        let backbone = try BackboneFixture.load()
-        let directory = try temporaryDirectory(self)
-        let data = try gearFolder(in: directory)
+        let (backbone, directory, data) = try gearSetup()
         var configuration = ImageClassifierTrainingConfiguration()
         configuration.maximumIterations = 30
         var shapes: [ImageFeatureLayers: [Int]] = [:]
@@ -64,9 +67,7 @@ final class ImageClassifierTrainerTests: XCTestCase {
     }
 
     func testMLPHeadTrainsAndRoundTrips() throws {
-        let backbone = try BackboneFixture.load()
-        let directory = try temporaryDirectory(self)
-        let data = try gearFolder(in: directory)
+        let (backbone, directory, data) = try gearSetup()
         var configuration = ImageClassifierTrainingConfiguration()
         configuration.classifier = .mlp
         configuration.maximumIterations = 15
