@@ -38,23 +38,7 @@ public enum ActionClassifierCoreMLExporter {
         var builder = CoreMLNetworkBuilder(ndArrays: true)
         let usesChirality = encoding.chirality != .ignore
         let window = builder.actionEncoding(encoding, input: inputName, chirality: usesChirality ? chiralityName : nil)
-        let logits = builder.actionNetwork(classifier.network, input: window, frames: t)
-        if let head = classifier.randomConvolution {
-            // The ensemble: (1 − w) · the network's probabilities + w · the head's.
-            let share = classifier.randomConvolutionWeight, classes = classifier.labels.count
-            let network = builder.layer("network.probabilities", inputs: [logits], .softmaxND(axis: -1))
-            let headLogits = builder.randomConvolutionHead(head, encoding: encoding, encoded: window)
-            let headProbabilities = builder.layer("head.probabilities", inputs: [headLogits], .softmaxND(axis: -1))
-            let weightedNetwork = builder.multiply("ensemble.network", network,
-                                                   builder.constant("ensemble.networkShare", dimensions: [classes],
-                                                                    values: [Float](repeating: 1 - share, count: classes)))
-            let weightedHead = builder.multiply("ensemble.head", headProbabilities,
-                                                builder.constant("ensemble.headShare", dimensions: [classes],
-                                                                 values: [Float](repeating: share, count: classes)))
-            builder.layer("ensemble", inputs: [weightedNetwork, weightedHead], .addBroadcastable, output: probabilitiesName)
-        } else {
-            builder.layer("probabilities", inputs: [logits], .softmaxND(axis: -1), output: probabilitiesName)
-        }
+        _ = builder.actionProbabilities(classifier, window: window, frames: t, output: probabilitiesName)
         return poseClassifier(builder.network, poses: [t, encoding.keypointChannels.count, j], usesChirality: usesChirality,
                               labels: classifier.labels, labelDescription: "Most likely action category",
                               inputDescription: inputDescription(classifier), metadata: metadata)

@@ -157,22 +157,22 @@ extension ExportGraphBuilder {
     // MARK: - The network
 
     /// Adds `ActionClassifierNetwork` on an encoded window [1, K, T, J]; returns its logits [classes].
-    mutating func actionNetwork(_ network: ActionClassifierNetwork, input: String, frames t: Int) -> String {
+    mutating func actionNetwork(_ network: ActionClassifierNetwork, input: String, frames t: Int, prefix: String = "network") -> String {
         let j = network.jointCount, k = network.inputChannels
         // The input batch norm's feature j · K + k sits at [k, j].
         let (a, b) = ExportedBatchNorm.scaleAndShift(network.inputNorm)
         var scale = [Float](repeating: 0, count: k * j), shift = scale
         for joint in 0..<j { for channel in 0..<k { scale[channel * j + joint] = a[joint * k + channel]; shift[channel * j + joint] = b[joint * k + channel] } }
-        let scaled = multiply("network.inputNorm.scale", input, constant("network.inputNorm.a", dimensions: [1, k, 1, j], values: scale))
-        var h = add("network.inputNorm", scaled, constant("network.inputNorm.b", dimensions: [1, k, 1, j], values: shift))
+        let scaled = multiply("\(prefix).inputNorm.scale", input, constant("\(prefix).inputNorm.a", dimensions: [1, k, 1, j], values: scale))
+        var h = add("\(prefix).inputNorm", scaled, constant("\(prefix).inputNorm.b", dimensions: [1, k, 1, j], values: shift))
         if network.architecture.kind == .temporalConvolution {
             // The temporal network reads [T, J · K] features j · K + k: as channels of a [1, J·K, T, 1] value.
-            h = reshape("network.features", input: transpose("network.jointsFirst", input: h, permutation: [0, 3, 1, 2], output: nil),
+            h = reshape("\(prefix).features", input: transpose("\(prefix).jointsFirst", input: h, permutation: [0, 3, 1, 2], output: nil),
                         shape: [1, j * k, t, 1])
         }
         var frames = t
         for (index, block) in network.blocks.enumerated() {
-            let name = "network.blocks.\(index)"
+            let name = "\(prefix).blocks.\(index)"
             if let graph = block as? GraphConvolutionBlock {
                 h = graphBlock(name, h, graph, frames: frames)
                 frames = (frames + graph.stride - 1) / graph.stride
@@ -186,11 +186,43 @@ extension ExportGraphBuilder {
                 frames = strided
             }
         }
-        let pooled = reduceMean("network.pool", input: h, axes: [2, 3], keepDimensions: false)   // [1, C]
+        let pooled = reduceMean("\(prefix).pool", input: h, axes: [2, 3], keepDimensions: false)   // [1, C]
         let weight = network.classifier.weight.value
-        let logits = matMul("network.classifier", input: pooled, inputs: weight.shape[0], outputs: weight.shape[1],
+        let logits = matMul("\(prefix).classifier", input: pooled, inputs: weight.shape[0], outputs: weight.shape[1],
                             weights: weight.scalars, bias: network.classifier.bias?.value.scalars)
-        return reshape("network.logits", input: logits, shape: [weight.shape[1]])
+        return reshape("\(prefix).logits", input: logits, shape: [weight.shape[1]])
+    }
+
+    /// An action classifier's probabilities [classes], the last value named `output`: each
+    /// member's network softmax and, when it has one, its random-convolution head's, mixed at the
+    /// head's share, then averaged over the members — as `ActionClassifierModel.probabilities`.
+    /// Member i's values (from the second) carry the prefix `member<i>.`.
+    mutating func actionProbabilities(_ classifier: ActionClassifierModel, window: String, frames t: Int, output: String) -> String {
+        let members = classifier.members, classes = classifier.labels.count
+        if members.count == 1 && classifier.randomConvolution == nil {
+            return softmax(output, input: actionNetwork(classifier.network, input: window, frames: t), axis: -1)
+        }
+        var terms: [String] = []
+        for (index, member) in members.enumerated() {
+            let prefix = index == 0 ? "" : "member\(index + 1)."
+            let share = member.randomConvolution == nil ? 0 : member.randomConvolutionWeight
+            func weighted(_ name: String, _ probabilities: String, _ weight: Float) -> String {
+                multiply("\(prefix)ensemble.\(name)", probabilities,
+                         constant("\(prefix)ensemble.\(name)Share", dimensions: [classes],
+                                  values: [Float](repeating: weight / Float(members.count), count: classes)))
+            }
+            let logits = actionNetwork(member.network, input: window, frames: t, prefix: prefix + "network")
+            terms.append(weighted("network", softmax("\(prefix)network.probabilities", input: logits, axis: -1), 1 - share))
+            if let head = member.randomConvolution {
+                let headLogits = randomConvolutionHead(head, encoding: member.encoding, encoded: window, prefix: prefix + "head")
+                terms.append(weighted("head", softmax("\(prefix)head.probabilities", input: headLogits, axis: -1), share))
+            }
+        }
+        var sum = terms[0]
+        for (index, term) in terms.dropFirst().enumerated() {
+            sum = add(index == terms.count - 2 ? output : "ensemble.sum.\(index + 1)", sum, term)
+        }
+        return sum
     }
 
     /// One ST-GCN block on [1, C, T, J] (`frames` = T).

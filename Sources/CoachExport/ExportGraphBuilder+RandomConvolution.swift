@@ -8,91 +8,93 @@ import Foundation
 /// regression.
 extension ExportGraphBuilder {
     /// Adds `head` on the encoded window [1, K, T, J]; returns its logits [classes].
-    mutating func randomConvolutionHead(_ head: RandomConvolutionHead, encoding: ActionInputEncoding, encoded: String) -> String {
+    mutating func randomConvolutionHead(_ head: RandomConvolutionHead, encoding: ActionInputEncoding, encoded: String,
+                                        prefix: String = "head") -> String {
         let t = encoding.windowLength, j = encoding.jointCount
         let positionCount = encoding.includesDepth ? 3 : 2
         // Channel k of the encoded window as [J, T].
         func channel(_ k: Int) -> String {
-            let plane = reshape("head.channel.\(k).plane", input: slice("head.channel.\(k)", encoded, [nil, k..<(k + 1), nil, nil]),
+            let plane = reshape("\(prefix).channel.\(k).plane", input: slice("\(prefix).channel.\(k)", encoded, [nil, k..<(k + 1), nil, nil]),
                                 shape: [t, j])
-            return transpose("head.channel.\(k).joints", input: plane, permutation: [1, 0], output: nil)
+            return transpose("\(prefix).channel.\(k).joints", input: plane, permutation: [1, 0], output: nil)
         }
         var positions = (0..<positionCount).map { channel($0) }
         var velocities = encoding.includesVelocity ? (0..<positionCount).map { channel(positionCount + 1 + $0) } : []
         if head.fillsGaps {
-            let detected = greater("head.detected", channel(positionCount), than: 0)   // [J, T]
-            let weights = gapFillingWeights(detected: detected, frames: t, joints: j)
+            let detected = greater("\(prefix).detected", channel(positionCount), than: 0)   // [J, T]
+            let weights = gapFillingWeights(detected: detected, frames: t, joints: j, prefix: prefix)
             positions = positions.enumerated().map { index, value in
-                let column = reshape("head.fill.\(index).column", input: value, shape: [j, t, 1])
-                return reshape("head.fill.\(index)", input: matrixProduct("head.fill.\(index).product", weights, column),
+                let column = reshape("\(prefix).fill.\(index).column", input: value, shape: [j, t, 1])
+                return reshape("\(prefix).fill.\(index)", input: matrixProduct("\(prefix).fill.\(index).product", weights, column),
                                shape: [j, t])
             }
             if encoding.includesVelocity {
                 // Velocities of the filled positions: frame-to-frame change, 0 at the first frame.
-                let zeros = constant("head.velocity.zeros", dimensions: [j, 1], values: [Float](repeating: 0, count: j))
-                let notFirst = constant("head.velocity.notFirst", dimensions: [1, t], values: [0] + [Float](repeating: 1, count: t - 1))
+                let zeros = constant("\(prefix).velocity.zeros", dimensions: [j, 1], values: [Float](repeating: 0, count: j))
+                let notFirst = constant("\(prefix).velocity.notFirst", dimensions: [1, t], values: [0] + [Float](repeating: 1, count: t - 1))
                 velocities = positions.enumerated().map { index, value in
-                    let previous = concatenate("head.velocity.\(index).previous",
-                                               inputs: [zeros, slice("head.velocity.\(index).head", value, [nil, 0..<(t - 1)])], axis: 1, output: nil)
-                    return multiply("head.velocity.\(index)", subtract("head.velocity.\(index).change", value, previous), notFirst)
+                    let previous = concatenate("\(prefix).velocity.\(index).previous",
+                                               inputs: [zeros, slice("\(prefix).velocity.\(index).head", value, [nil, 0..<(t - 1)])], axis: 1, output: nil)
+                    return multiply("\(prefix).velocity.\(index)", subtract("\(prefix).velocity.\(index).change", value, previous), notFirst)
                 }
             }
         }
         // The series, row joint · S + index (positions, then velocities): [1, J·S, T, 1].
         let perJoint = positions + velocities
-        let stacked = concatenate("head.series.stacked", inputs: perJoint.enumerated().map { index, value in
-            reshape("head.series.\(index)", input: value, shape: [j, 1, t])
+        let stacked = concatenate("\(prefix).series.stacked", inputs: perJoint.enumerated().map { index, value in
+            reshape("\(prefix).series.\(index)", input: value, shape: [j, 1, t])
         }, axis: 1, output: nil)   // [J, S, T]
-        let series = reshape("head.series", input: stacked, shape: [1, j * perJoint.count, t, 1])
-        return randomConvolutionLogits(head, series: series, seriesCount: j * perJoint.count, frames: t)
+        let series = reshape("\(prefix).series", input: stacked, shape: [1, j * perJoint.count, t, 1])
+        return randomConvolutionLogits(head, series: series, seriesCount: j * perJoint.count, frames: t, prefix: prefix)
     }
 
     /// `RandomConvolutionHead.fillGaps` as weights [J, T, T]: row t of joint j takes frame t when
     /// detected, else interpolates linearly between the nearest detected frames before and after,
     /// or holds the nearest one at the window's ends; all zero for a joint never detected.
-    private mutating func gapFillingWeights(detected: String, frames t: Int, joints j: Int) -> String {
+    private mutating func gapFillingWeights(detected: String, frames t: Int, joints j: Int, prefix: String) -> String {
         let sources = (0..<t).map(Float.init)
-        let source = constant("head.gaps.source", dimensions: [1, 1, t], values: sources)   // s
-        let target = constant("head.gaps.target", dimensions: [1, t, 1], values: sources)   // t
+        let source = constant("\(prefix).gaps.source", dimensions: [1, 1, t], values: sources)   // s
+        let target = constant("\(prefix).gaps.target", dimensions: [1, t, 1], values: sources)   // t
         var atOrBefore = [Float](repeating: 0, count: t * t), atOrAfter = atOrBefore
         for row in 0..<t { for s in 0..<t { atOrBefore[row * t + s] = s <= row ? 1 : 0; atOrAfter[row * t + s] = s >= row ? 1 : 0 } }
-        let seen = reshape("head.gaps.seen", input: detected, shape: [j, 1, t])
+        let seen = reshape("\(prefix).gaps.seen", input: detected, shape: [j, 1, t])
         // The last detected frame at or before t (+1; 0 when none) and the first at or after t (scored T + 1 − s; 0 when none).
-        let before = multiply("head.gaps.before", seen, constant("head.gaps.atOrBefore", dimensions: [1, t, t], values: atOrBefore))
-        let previousPlusOne = reduceMax("head.gaps.previous.score", input: multiply("head.gaps.before.index", before,
-            constant("head.gaps.sourcePlusOne", dimensions: [1, 1, t], values: sources.map { $0 + 1 })), axes: [2], keepDimensions: true)   // [J, T, 1]
-        let after = multiply("head.gaps.after", seen, constant("head.gaps.atOrAfter", dimensions: [1, t, t], values: atOrAfter))
-        let nextScore = reduceMax("head.gaps.next.score", input: multiply("head.gaps.after.index", after,
-            constant("head.gaps.sourceFromEnd", dimensions: [1, 1, t], values: sources.map { Float(t + 1) - $0 })), axes: [2], keepDimensions: true)
-        let previous = affine("head.gaps.previous", previousPlusOne, alpha: 1, beta: -1)
-        let next = affine("head.gaps.next", nextScore, alpha: -1, beta: Float(t + 1))
-        let hasPrevious = greater("head.gaps.hasPrevious", previousPlusOne, than: 0.5)
-        let hasNext = greater("head.gaps.hasNext", nextScore, than: 0.5)
+        let before = multiply("\(prefix).gaps.before", seen, constant("\(prefix).gaps.atOrBefore", dimensions: [1, t, t], values: atOrBefore))
+        let previousPlusOne = reduceMax("\(prefix).gaps.previous.score", input: multiply("\(prefix).gaps.before.index", before,
+            constant("\(prefix).gaps.sourcePlusOne", dimensions: [1, 1, t], values: sources.map { $0 + 1 })), axes: [2], keepDimensions: true)   // [J, T, 1]
+        let after = multiply("\(prefix).gaps.after", seen, constant("\(prefix).gaps.atOrAfter", dimensions: [1, t, t], values: atOrAfter))
+        let nextScore = reduceMax("\(prefix).gaps.next.score", input: multiply("\(prefix).gaps.after.index", after,
+            constant("\(prefix).gaps.sourceFromEnd", dimensions: [1, 1, t], values: sources.map { Float(t + 1) - $0 })), axes: [2], keepDimensions: true)
+        let previous = affine("\(prefix).gaps.previous", previousPlusOne, alpha: 1, beta: -1)
+        let next = affine("\(prefix).gaps.next", nextScore, alpha: -1, beta: Float(t + 1))
+        let hasPrevious = greater("\(prefix).gaps.hasPrevious", previousPlusOne, than: 0.5)
+        let hasNext = greater("\(prefix).gaps.hasNext", nextScore, than: 0.5)
         // Without a frame before, hold the one after, and the other way round.
         func choose(_ name: String, _ flag: String, _ chosen: String, _ otherwise: String) -> String {
             add(name, multiply("\(name).chosen", chosen, flag),
                 multiply("\(name).otherwise", otherwise, affine("\(name).not", flag, alpha: -1, beta: 1)))
         }
-        let lower = choose("head.gaps.lower", hasPrevious, previous, next)
-        let upper = choose("head.gaps.upper", hasNext, next, previous)
-        let gap = subtract("head.gaps.gap", upper, lower)
-        let fraction = multiply("head.gaps.fraction.open",
-                                divide("head.gaps.fraction.raw", subtract("head.gaps.offset", target, lower),
-                                       atLeastOne("head.gaps.gap.safe", gap, rank: 3)),
-                                greater("head.gaps.isOpen", gap, than: 0.5))
+        let lower = choose("\(prefix).gaps.lower", hasPrevious, previous, next)
+        let upper = choose("\(prefix).gaps.upper", hasNext, next, previous)
+        let gap = subtract("\(prefix).gaps.gap", upper, lower)
+        let fraction = multiply("\(prefix).gaps.fraction.open",
+                                divide("\(prefix).gaps.fraction.raw", subtract("\(prefix).gaps.offset", target, lower),
+                                       atLeastOne("\(prefix).gaps.gap.safe", gap, rank: 3)),
+                                greater("\(prefix).gaps.isOpen", gap, than: 0.5))
         // [s == frame] as |s − frame| < ½.
         func picks(_ name: String, _ frame: String) -> String {
             let distance = absolute("\(name).distance", input: subtract("\(name).offset", source, frame))
             return greater(name, affine("\(name).closeness", distance, alpha: -1, beta: 0.5), than: 0)
         }
-        let fromLower = multiply("head.gaps.weight.lower", picks("head.gaps.pickLower", lower),
-                                 affine("head.gaps.fraction.rest", fraction, alpha: -1, beta: 1))
-        let fromUpper = multiply("head.gaps.weight.upper", picks("head.gaps.pickUpper", upper), fraction)
-        return add("head.gaps.weights", fromLower, fromUpper)   // [J, T, T]
+        let fromLower = multiply("\(prefix).gaps.weight.lower", picks("\(prefix).gaps.pickLower", lower),
+                                 affine("\(prefix).gaps.fraction.rest", fraction, alpha: -1, beta: 1))
+        let fromUpper = multiply("\(prefix).gaps.weight.upper", picks("\(prefix).gaps.pickUpper", upper), fraction)
+        return add("\(prefix).gaps.weights", fromLower, fromUpper)   // [J, T, T]
     }
 
     /// MiniRocket's features of `series` [1, S, T, 1] and the logistic regression on them.
-    private mutating func randomConvolutionLogits(_ head: RandomConvolutionHead, series: String, seriesCount: Int, frames t: Int) -> String {
+    private mutating func randomConvolutionLogits(_ head: RandomConvolutionHead, series: String, seriesCount: Int, frames t: Int,
+                                                  prefix: String) -> String {
         let transform = head.transform, taps = RandomConvolutionTransform.kernelLength
         let classes = head.bias.count, weight = head.weight.scalars
         // Where each combination's channels and biases start.
@@ -110,7 +112,7 @@ extension ExportGraphBuilder {
             let group = (0..<transform.combinationCount).filter { transform.dilations[$0] == dilation }
             for biasCount in Array(Set(group.map { transform.biasCounts[$0] })).sorted() where biasCount > 0 {
                 let members = group.filter { transform.biasCounts[$0] == biasCount }
-                let name = "head.dilation\(dilation).biases\(biasCount)", c = members.count
+                let name = "\(prefix).dilation\(dilation).biases\(biasCount)", c = members.count
                 // One output channel per combination: its kernel's taps on each of its series, summed.
                 var filter = [Float](repeating: 0, count: c * seriesCount * taps)
                 for (row, combination) in members.enumerated() {
@@ -159,8 +161,8 @@ extension ExportGraphBuilder {
                 partials.append(matMul("\(name).logits", input: features, inputs: c * biasCount * 2, outputs: classes, weights: rowsOfWeight, bias: nil))
             }
         }
-        var logits = add("head.logits.bias", partials[0], constant("head.bias", dimensions: [1, classes], values: head.bias.scalars))
-        for (index, partial) in partials.dropFirst().enumerated() { logits = add("head.logits.\(index + 1)", logits, partial) }
-        return reshape("head.logits", input: logits, shape: [classes])
+        var logits = add("\(prefix).logits.bias", partials[0], constant("\(prefix).bias", dimensions: [1, classes], values: head.bias.scalars))
+        for (index, partial) in partials.dropFirst().enumerated() { logits = add("\(prefix).logits.\(index + 1)", logits, partial) }
+        return reshape("\(prefix).logits", input: logits, shape: [classes])
     }
 }

@@ -22,18 +22,7 @@ public enum PoseClassifierONNXExporter {
                                        inputs: inputs([encoding.windowLength, encoding.keypointChannels.count, encoding.jointCount], usesChirality),
                                        outputs: [ONNXValueInfo(name: outputName, dimensions: [classes])])
         let window = builder.actionEncoding(encoding, input: inputName, chirality: usesChirality ? chiralityName : nil)
-        let logits = builder.actionNetwork(classifier.network, input: window, frames: encoding.windowLength)
-        if let head = classifier.randomConvolution {
-            let share = classifier.randomConvolutionWeight
-            let network = builder.softmax("network.probabilities", input: logits, axis: -1)
-            let headProbabilities = builder.softmax("head.probabilities", input: builder.randomConvolutionHead(head, encoding: encoding, encoded: window),
-                                                    axis: -1)
-            let weightedNetwork = builder.affine("ensemble.network", network, alpha: 1 - share, beta: 0)
-            let weightedHead = builder.affine("ensemble.head", headProbabilities, alpha: share, beta: 0)
-            _ = builder.add(outputName, weightedNetwork, weightedHead)
-        } else {
-            _ = builder.softmax(outputName, input: logits, axis: -1)
-        }
+        _ = builder.actionProbabilities(classifier, window: window, frames: encoding.windowLength, output: outputName)
         return ONNXModel(graph: builder.graph, producerVersion: CoachVersion.current,
                          documentation: "Coach action classifier. " + description(classifier.jointSet.names, usesChirality),
                          metadata: ExportMetadata.entries(for: metadata, inputDescription: description(classifier.jointSet.names, usesChirality)))

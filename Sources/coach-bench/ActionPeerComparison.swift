@@ -24,9 +24,9 @@ enum ActionPeerComparison {
     }
 
     struct Scores {
-        var ensemble = 0.0, network = 0.0, head = 0.0, equalShares = 0.0, seconds = 0.0, pair = 0.0
+        var ensemble = 0.0, network = 0.0, head = 0.0, equalShares = 0.0, seconds = 0.0, firstMember = 0.0
         var minirocket = 0.0, multirocket = 0.0, peerSeconds = 0.0
-        var weights: [Float] = []
+        var weights: [[Float]] = []
     }
 
     static func splits(sharedPath: String, sets: Set<String> = ["natops", "fingertips", "throws"]) throws -> [(String, [Split])] {
@@ -170,25 +170,23 @@ enum ActionPeerComparison {
                     let model = try ActionClassifierTrainer(configuration: configuration)
                         .train(on: split.dataset, exampleIndices: split.training).model
                     total.seconds += Timing.now() - start
-                    func accuracy(_ weight: Float) throws -> Double {
-                        model.randomConvolutionWeight = weight
+                    let shares = model.members.map(\.randomConvolutionWeight)
+                    func accuracy(_ weight: Float?) throws -> Double {
+                        for (member, share) in zip(model.members, shares) { member.randomConvolutionWeight = weight ?? share }
+                        defer { for (member, share) in zip(model.members, shares) { member.randomConvolutionWeight = share } }
                         return try ActionClassifierEvaluation.evaluate(model, on: split.evaluationDataset, exampleIndices: split.test)
                             .metrics.accuracy
                     }
-                    let chosen = model.randomConvolutionWeight
-                    total.ensemble += try accuracy(chosen)
-                    total.weights.append(chosen)
+                    total.ensemble += try accuracy(nil)
+                    total.weights.append(shares)
                     total.network += try accuracy(0)
                     total.head += try accuracy(1)
                     total.equalShares += try accuracy(0.5)
-                    if ProcessInfo.processInfo.environment["COACH_BENCH_PAIR"] == "1" {
-                        var second = configuration
-                        second.seed = seed + 1000
-                        let other = try ActionClassifierTrainer(configuration: second)
-                            .train(on: split.dataset, exampleIndices: split.training).model
-                        model.randomConvolutionWeight = chosen
-                        total.pair += try pairAccuracy([model, other], on: split.evaluationDataset, indices: split.test)
-                    }
+                    // The first member alone: what one model (`--ensemble 1`) gives.
+                    let others = model.additionalMembers
+                    model.additionalMembers = []
+                    total.firstMember += try accuracy(nil)
+                    model.additionalMembers = others
                     if let peer = peers[seed] {
                         total.minirocket += peer.0
                         total.multirocket += peer.1
@@ -199,33 +197,16 @@ enum ActionPeerComparison {
             }
             let n = Double(max(runs, 1))
             print("\(title):")
-            if total.pair > 0 { print("  two Coach models (seeds s, s + 1000) averaged \(format(total.pair / n, 3))") }
             print("  Coach (defaults)        \(format(total.ensemble / n, 3))   (network alone \(format(total.network / n, 3)), "
-                  + "random-convolution head alone \(format(total.head / n, 3)), equal shares \(format(total.equalShares / n, 3)); "
-                  + "\(format(total.seconds / n, 1)) s per model; "
-                  + "head shares \(total.weights.map { String($0) }.joined(separator: " ")))")
+                  + "random-convolution head alone \(format(total.head / n, 3)), equal shares \(format(total.equalShares / n, 3)), "
+                  + "first member alone \(format(total.firstMember / n, 3)); \(format(total.seconds / n, 1)) s per model; "
+                  + "head shares \(total.weights.map { $0.map { String($0) }.joined(separator: "/") }.joined(separator: " ")))")
             if hasPeer {
                 print("  aeon MiniRocket         \(format(total.minirocket / n, 3))")
                 print("  aeon MultiRocket        \(format(total.multirocket / n, 3))   (both peers: \(format(total.peerSeconds / n, 1)) s per split and seed)")
                 print("  ratio Coach / best peer \(format(total.ensemble / max(total.minirocket, total.multirocket, 1e-9), 3))")
             }
         }
-    }
-
-    /// Accuracy per segment of `models`' window probabilities averaged (each model's own ensemble).
-    static func pairAccuracy(_ models: [ActionClassifierModel], on dataset: PoseDataset, indices: [Int]) throws -> Double {
-        var correct = 0
-        for index in indices {
-            let example = dataset.examples[index]
-            var mean = [Double](repeating: 0, count: models[0].labels.count)
-            for model in models {
-                let rows = model.probabilities(for: try model.windows(covering: example.sequence, stride: nil))
-                for row in rows { for c in row.indices { mean[c] += Double(row[c]) / Double(rows.count * models.count) } }
-            }
-            let best = mean.indices.max { mean[$0] < mean[$1] } ?? 0
-            if models[0].labels[best] == example.label { correct += 1 }
-        }
-        return Double(correct) / Double(max(indices.count, 1))
     }
 
     /// The peers' accuracies per seed on `split`, from the peer script.

@@ -25,8 +25,16 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
         A dataset report comes first, then progress (windows/s, ETA) and one
         line per iteration; early stopping keeps the best validation weights.
 
+        The model is an ensemble: each member is a network (a graph network for
+        body18 and hand21 joints, a temporal one for custom joints) and a
+        random-convolution head (MiniRocket's transform and a logistic
+        regression) mixed at a share chosen on the validation clips. --ensemble
+        (default 2) members are trained from seeds s, s + 1000, … and their
+        probabilities averaged; --ensemble 1 trains one, twice as fast.
+
         After every iteration a checkpoint is written next to the output
-        (OUTPUT.checkpoint.h5). If training is interrupted, run the same
+        (OUTPUT.checkpoint.h5; later ensemble members write
+        OUTPUT.checkpoint.member2.h5, …). If training is interrupted, run the same
         command with --resume to continue exactly where it stopped. The same
         data, options and --seed give a byte-identical model file.
 

@@ -172,7 +172,7 @@ struct TrainHandPoseClassifierCommand: ParsableCommand, JobCommand {
             try OutputGuard.checkCheckpoint(checkpoint)
             let result = try trainer.train(on: set, checkpoint: checkpoint, resume: resume)
             guard job.isRoot else { return }
-            try ActionTrainingOptions.write(result, to: outputURL, removing: checkpoint)
+            try ActionTrainingOptions.write(result, to: outputURL, removing: [checkpoint])
         }
     }
 }

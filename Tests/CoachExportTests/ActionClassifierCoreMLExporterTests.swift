@@ -118,6 +118,8 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         XCTAssertEqual(model.architecture.kind, .graphConvolution)
         XCTAssertNotNil(model.randomConvolution, "the default ensemble")
         XCTAssertEqual(model.randomConvolution?.fillsGaps, true)
+        XCTAssertEqual(model.additionalMembers.count, 1, "two members by default, both exported")
+        XCTAssertNotNil(model.additionalMembers.first?.randomConvolution)
         let test = try PoseDataset.load(summary.test.annotationFile)
         let windows = try windows(of: test, model: model, perClip: 3, clips: 4)
         XCTAssertTrue(windows.contains { $0.confidence.contains(0) }, "some windows should miss joints")
@@ -146,6 +148,7 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         let model = try ActionClassifierTrainer(configuration: configuration).train(on: dataset).model
         XCTAssertEqual(model.architecture.kind, .temporalConvolution)
         XCTAssertNotNil(model.randomConvolution, "the default ensemble")
+        XCTAssertEqual(model.additionalMembers.count, 1, "two members by default, both exported")
         XCTAssertTrue(model.encoding.includesDepth)
         try check(model, windows: try windows(of: dataset, model: model, perClip: 2, clips: 6), name: "NATOPS", in: directory)
     }
@@ -189,6 +192,13 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
             let windows = try model.windows(covering: sequence, stride: 5) + model.windows(covering: short, stride: 5)
             XCTAssertTrue(windows.contains { $0.paddedFrameCount > 0 }, "\(name): a padded window")
             try check(model, windows: windows, name: name, in: directory)
+            if name == "Spread" {
+                // Two members without heads: the mean of two networks' probabilities.
+                var otherGenerator = SeededGenerator(seed: 5)
+                model.additionalMembers = [ActionClassifierModel(labels: ["a", "b", "c"], jointSet: jointSet, frameRate: 30, encoding: encoding,
+                                                                 architecture: architecture, generator: &otherGenerator)]
+                try check(model, windows: windows, name: "SpreadPair", in: directory)
+            }
         }
     }
 

@@ -107,6 +107,54 @@ final class ActionClassifierModelTests: XCTestCase {
         expect(fullConvolutions, ["blocks.0.temporal.weight", "blocks.0.temporalDepthwise.weight"])
     }
 
+    func testEnsembleMembersSurviveTheFileAndAverageTheirProbabilities() throws {
+        let directory = try temporaryDirectory(self)
+        let probe = windows(jointCount: 18, count: 3)
+        let first = model(.graphConvolution, seed: 1), second = model(.graphConvolution, seed: 2), third = model(.graphConvolution, seed: 3)
+        for member in [first, second, third] { _ = member.logits(for: windows(jointCount: 18, count: 4), tape: Tape(mode: .training)) }
+        let alone = [first, second, third].map { $0.probabilities(for: probe) }
+        first.additionalMembers = [second, third]
+        let ensemble = first.probabilities(for: probe)
+        for n in probe.indices {
+            for c in 0..<3 {
+                XCTAssertEqual(ensemble[n][c], (alone[0][n][c] + alone[1][n][c] + alone[2][n][c]) / 3, accuracy: 1e-6)
+            }
+        }
+        let file = try first.modelFile(name: "ensemble")
+        XCTAssertEqual(Set(file.tensors.keys).count, 3 * first.network.stateDictionary.count)
+        XCTAssertNotNil(file.tensors["member2.classifier.weight"])
+        XCTAssertEqual(file.tensors["member3.blocks.0.adjacency"], third.network.stateDictionary["blocks.0.adjacency"])
+        let url = directory.appendingPathComponent("ensemble.h5")
+        try file.write(to: url)
+        let loaded = try ActionClassifierModel(contentsOf: url)
+        XCTAssertEqual(loaded.additionalMembers.count, 2)
+        XCTAssertEqual(loaded.additionalMembers[1].network.stateDictionary, third.network.stateDictionary)
+        XCTAssertEqual(loaded.probabilities(for: probe), ensemble)
+
+        func expect(_ file: ModelFile, _ fragments: [String], line: UInt = #line) {
+            let bad = directory.appendingPathComponent("bad.h5")
+            do {
+                try file.write(to: bad)
+                _ = try ActionClassifierModel(contentsOf: bad)
+                XCTFail("expected an error", line: line)
+            } catch {
+                let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+                for fragment in fragments { XCTAssertTrue(text.contains(fragment), "'\(fragment)' not in: \(text)", line: line) }
+            }
+        }
+        var stray = file
+        stray.tensors["member4.classifier.bias"] = Tensor.zeros([3])
+        expect(stray, ["member4.classifier.bias", "2 additional members"])
+        var missing = file
+        for name in missing.tensors.keys where name.hasPrefix("member3.") { missing.tensors[name] = nil }
+        expect(missing, ["member3.", "member 3"])
+        var otherEncoding = file
+        var specification = try XCTUnwrap(try file.metadata.extraValue("actionClassifier", as: ActionClassifierSpecification.self))
+        specification.additionalMembers?[0].encoding.includesVelocity = false
+        otherEncoding.metadata.extra["actionClassifier"] = try JSONValue(encoding: specification)
+        expect(otherEncoding, ["additionalMembers[0]", "same input encoding"])
+    }
+
     func testClipsWithOtherJointsOrWithoutDepthAreRefused() throws {
         let body = model(.graphConvolution)
         let source = PoseSource(file: URL(fileURLWithPath: "/data/clip.csv"))

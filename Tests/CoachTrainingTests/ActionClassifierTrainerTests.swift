@@ -104,6 +104,58 @@ final class ActionClassifierTrainerTests: XCTestCase {
         }
     }
 
+    func testAnEnsembleIsTheMeanOfModelsTrainedFromTheMembersSeeds() throws {
+        var configuration = toyConfiguration(iterations: 3)
+        configuration.ensembleMembers = 2
+        configuration.randomConvolutionFeatures = 336
+        let ensemble = try ActionClassifierTrainer(configuration: configuration).train(on: dataset)
+        XCTAssertEqual(ensemble.model.additionalMembers.count, 1)
+        XCTAssertEqual(ensemble.configuration.ensembleMembers, 2)
+        XCTAssertEqual(ensemble.metrics["ensembleMembers"], 2)
+        // Each member is the model a one-member run with its seed trains, byte for byte.
+        var members: [ActionClassifierModel] = []
+        for (index, seed) in [UInt64(1), 1001].enumerated() {
+            var single = configuration
+            single.ensembleMembers = 1
+            single.seed = seed
+            let alone = try ActionClassifierTrainer(configuration: single).train(on: dataset)
+            let member = ensemble.model.members[index]
+            XCTAssertEqual(member.network.stateDictionary, alone.model.network.stateDictionary, "member \(index + 1)'s network")
+            XCTAssertEqual(member.randomConvolution, alone.model.randomConvolution, "member \(index + 1)'s head")
+            XCTAssertEqual(member.randomConvolutionWeight, alone.model.randomConvolutionWeight)
+            members.append(alone.model)
+        }
+        let sampler = PoseWindowSampler(windowLength: configuration.windowLength, frameRate: configuration.frameRate)
+        let probe = toyActionDataset(clipsPerClass: 2, seed: 7).examples.map { sampler.window(of: sampler.prepared($0.sequence), startingAt: 0) }
+        let mean = ensemble.model.probabilities(for: probe)
+        let first = members[0].probabilities(for: probe), second = members[1].probabilities(for: probe)
+        for n in probe.indices { for c in mean[n].indices { XCTAssertEqual(mean[n][c], (first[n][c] + second[n][c]) / 2, accuracy: 1e-6) } }
+        XCTAssertNotEqual(first, second, "the members differ")
+    }
+
+    func testAnEnsembleInterruptedInItsSecondMemberResumesToTheSameModel() throws {
+        let directory = try temporaryDirectory(self)
+        var configuration = toyConfiguration(iterations: 3)
+        configuration.ensembleMembers = 2
+        configuration.randomConvolutionFeatures = 336
+        configuration.earlyStoppingPatience = 100
+        let trainer = try ActionClassifierTrainer(configuration: configuration)
+        let straight = try trainer.train(on: dataset, checkpoint: directory.appendingPathComponent("straight.checkpoint.h5"))
+        let checkpoint = directory.appendingPathComponent("resumed.checkpoint.h5")
+        var calls = 0
+        let partial = try trainer.train(on: dataset, checkpoint: checkpoint, shouldContinue: { _ in calls += 1; return calls < 5 })
+        XCTAssertTrue(partial.interrupted)
+        let memberCheckpoint = ActionClassifierTrainer.memberCheckpointURL(checkpoint, member: 1)
+        XCTAssertEqual(memberCheckpoint.lastPathComponent, "resumed.checkpoint.member2.h5")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: memberCheckpoint.path), "the second member checkpoints beside the first")
+        XCTAssertEqual(try ModelFile.read(from: memberCheckpoint).metadata.task.rawValue, "action-classifier-checkpoint")
+        let resumed = try trainer.train(on: dataset, checkpoint: checkpoint, resume: true)
+        XCTAssertFalse(resumed.interrupted)
+        XCTAssertEqual(try modelBytes(resumed, in: directory, name: "resumed.h5"),
+                       try modelBytes(straight, in: directory, name: "straight.h5"))
+        XCTAssertTrue(ActionClassifierTrainer.checkpointURLs(for: directory.appendingPathComponent("resumed.h5")).contains(memberCheckpoint))
+    }
+
     func testEarlyStoppingKeepsTheBestIterationsWeights() throws {
         let directory = try temporaryDirectory(self)
         var configuration = toyConfiguration(iterations: 40)
@@ -154,9 +206,11 @@ final class ActionClassifierTrainerTests: XCTestCase {
         configuration.batchSize = 0
         configuration.validationFraction = 1.5
         configuration.channels = [8]
+        configuration.ensembleMembers = 0
         XCTAssertThrowsError(try ActionClassifierTrainer(configuration: configuration)) { error in
             guard case .invalidConfiguration(let problems)? = error as? ActionTrainingError else { return XCTFail("\(error)") }
-            XCTAssertEqual(problems.count, 4, "\(problems)")
+            XCTAssertEqual(problems.count, 5, "\(problems)")
+            XCTAssertTrue(problems.contains("the ensemble must have 1…8 members (got 0)"), "\(problems)")
         }
         let oneClass = toyActionDataset(clipsPerClass: 4, seed: 1, classes: ["circle"])
         XCTAssertThrowsError(try ActionClassifierTrainer(configuration: toyConfiguration()).train(on: oneClass)) { error in

@@ -41,7 +41,8 @@ func toyActionDataset(clipsPerClass: Int, frames: Int = 24, seed: UInt64, classe
     return PoseDataset(jointSet: jointSet, hasDepth: false, clips: clips)
 }
 
-/// A quick training configuration for the toy dataset (16-frame windows, small batches).
+/// A quick training configuration for the toy dataset (16-frame windows, small batches, one
+/// ensemble member: the ensemble's own tests set more).
 func toyConfiguration(iterations: Int = 6, seed: UInt64 = 1) -> ActionClassifierTrainingConfiguration {
     var configuration = ActionClassifierTrainingConfiguration()
     configuration.windowLength = 16
@@ -49,5 +50,6 @@ func toyConfiguration(iterations: Int = 6, seed: UInt64 = 1) -> ActionClassifier
     configuration.batchSize = 8
     configuration.validationFraction = 0.2
     configuration.seed = seed
+    configuration.ensembleMembers = 1
     return configuration
 }

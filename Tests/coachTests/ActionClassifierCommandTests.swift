@@ -125,14 +125,20 @@ final class ActionClassifierCommandTests: XCTestCase {
         }
         XCTAssertTrue(report.contains("warning: 3 of 30 examples are shorter than the 16-frame window"), report)
         // Standard error is a pipe here, as in CI logs: a progress line when the phase starts and
-        // then one per 10 s (this run is shorter), plus the closing line with the total.
+        // then one per 10 s (this run is shorter), plus the closing line with the total (the
+        // ensemble's second member has a phase of its own).
         let progressLines = report.split(separator: "\n").filter { $0.hasPrefix("training windows: ") }
         XCTAssertEqual(progressLines.count, 2, report)
+        XCTAssertTrue(report.contains("training windows, member 2 of 2: "), report)
+        XCTAssertTrue(report.contains("ensemble member 2 of 2 (seed 1003)"), report)
+        XCTAssertTrue(trained.standardOutput.contains("2 ensemble members"), trained.standardOutput)
         XCTAssertTrue(progressLines.last?.contains(" in ") == true && progressLines.last?.contains("/s") == true, report)
         XCTAssertTrue(trained.standardOutput.hasPrefix("wrote \(model.path): 3 classes"), trained.standardOutput)
         XCTAssertTrue(FileManager.default.fileExists(atPath: model.path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("gestures.checkpoint.h5").path),
                        "the checkpoint is removed once the model is written")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("gestures.checkpoint.member2.h5").path),
+                       "so is the second member's")
 
         let evaluated = try CoachExecutable.run(["evaluate", model.path, "--data", data.path])
         XCTAssertEqual(evaluated.exitCode, 0, evaluated.standardError)

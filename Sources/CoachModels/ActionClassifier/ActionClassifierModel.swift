@@ -41,6 +41,10 @@ public final class ActionClassifierModel: PoseClassifierModel {
     /// Each joint's mean height in the training windows as the encoding normalises them (top-left
     /// origin: negative is up), for telling when new poses are upside down (nil: not recorded).
     public var referenceJointHeights: [Float]?
+    /// Further members of the ensemble: whole models (network and head) over the same labels and
+    /// encoding, trained from other seeds. A window's probabilities are the mean of every member's
+    /// (this one's network and head mixed at its share, then each additional member's likewise).
+    public var additionalMembers: [ActionClassifierModel] = []
 
     /// A freshly initialised model for `labels` over `jointSet`.
     public init(labels: [String], jointSet: JointSet, frameRate: Double, encoding: ActionInputEncoding,
@@ -66,12 +70,33 @@ public final class ActionClassifierModel: PoseClassifierModel {
 
     /// The specification stored in the model file.
     public var specification: ActionClassifierSpecification {
+        var specification = memberSpecification
+        specification.referenceJointHeights = referenceJointHeights
+        if !additionalMembers.isEmpty { specification.additionalMembers = additionalMembers.map(\.memberSpecification) }
+        return specification
+    }
+
+    /// This member's own part of the specification: network, encoding and head.
+    var memberSpecification: ActionClassifierSpecification {
         ActionClassifierSpecification(architecture: architecture, encoding: encoding, jointSetKind: jointSet.kind,
                                       backgroundLabel: backgroundLabel,
                                       randomConvolutionFeatures: randomConvolution?.transform.featureCount,
                                       randomConvolutionWeight: randomConvolution == nil ? nil : randomConvolutionWeight,
-                                      randomConvolutionFillsGaps: randomConvolution?.fillsGaps,
-                                      referenceJointHeights: referenceJointHeights)
+                                      randomConvolutionFillsGaps: randomConvolution?.fillsGaps)
+    }
+
+    /// Every member of the ensemble: this model, then `additionalMembers`.
+    public var members: [ActionClassifierModel] { [self] + additionalMembers }
+
+    /// The model-file prefix of additional member `index`'s tensors (`index` from 0: `member2.`).
+    public static func memberTensorPrefix(_ index: Int) -> String { "member\(index + 2)." }
+
+    /// Whether `name` belongs to an additional member (`member<digits>.`).
+    static func ownedByAdditionalMember(_ name: String) -> Bool {
+        guard name.hasPrefix("member") else { return false }
+        let rest = name.dropFirst("member".count)
+        let digits = rest.prefix { $0.isASCII && $0.isNumber }
+        return !digits.isEmpty && rest.dropFirst(digits.count).first == "."
     }
 
     /// The model's input description for the model file.
@@ -90,8 +115,20 @@ public final class ActionClassifierModel: PoseClassifierModel {
 
     /// Class probabilities for each window (inference mode), in `labels` order; `batchSize`
     /// windows are run together. With a random-convolution head, the mean of its probabilities
-    /// and the network's.
+    /// and the network's at the head's share; with additional members, the mean of every member's.
     public func probabilities(for windows: [PoseWindow], batchSize: Int = 64) -> [[Float]] {
+        var mean = memberProbabilities(for: windows, batchSize: batchSize)
+        guard !additionalMembers.isEmpty else { return mean }
+        for member in additionalMembers {
+            let rows = member.memberProbabilities(for: windows, batchSize: batchSize)
+            for n in mean.indices { for c in mean[n].indices { mean[n][c] += rows[n][c] } }
+        }
+        let scale = 1 / Float(additionalMembers.count + 1)
+        return mean.map { $0.map { $0 * scale } }
+    }
+
+    /// This member's probabilities alone: its network's and its head's at the head's share.
+    public func memberProbabilities(for windows: [PoseWindow], batchSize: Int = 64) -> [[Float]] {
         let network = batchedProbabilities(for: windows, batchSize: batchSize)
         guard let head = randomConvolution, !windows.isEmpty else { return network }
         let classes = labels.count
@@ -179,7 +216,7 @@ public final class ActionClassifierModel: PoseClassifierModel {
         keypointOrigin = pose.keypointOrigin
         referenceJointHeights = specification.referenceJointHeights
         var networkFile = file
-        networkFile.tensors = file.tensors.filter { !RandomConvolutionHead.owns($0.key) }
+        networkFile.tensors = file.tensors.filter { !RandomConvolutionHead.owns($0.key) && !ActionClassifierModel.ownedByAdditionalMember($0.key) }
         try loadWeights(from: networkFile)
         if let features = specification.randomConvolutionFeatures {
             let head = try RandomConvolutionHead(file: file, encoding: encoding, classCount: labels.count,
@@ -199,6 +236,44 @@ public final class ActionClassifierModel: PoseClassifierModel {
             throw ModelFileError.invalidTensor(path: file.sourcePath, name: stray,
                                                reason: "unexpected: the specification has no random-convolution head")
         }
+        additionalMembers = try ActionClassifierModel.additionalMembers(of: file, specification: specification, header: header)
+    }
+
+    /// The additional members a model file lists under `additionalMembers`, each read from its
+    /// `member<i>.` tensors with the checks of a whole model.
+    private static func additionalMembers(of file: ModelFile, specification: ActionClassifierSpecification,
+                                          header: PoseModelFileHeader<ActionClassifierModel>) throws -> [ActionClassifierModel] {
+        let listed = specification.additionalMembers ?? []
+        let known = Set(listed.indices.map(memberTensorPrefix))
+        if let stray = file.tensors.keys.sorted().first(where: { name in
+            ownedByAdditionalMember(name) && !known.contains(where: { name.hasPrefix($0) })
+        }) {
+            throw ModelFileError.invalidTensor(path: file.sourcePath, name: stray,
+                                               reason: "unexpected: the specification lists \(listed.count) additional members")
+        }
+        return try listed.enumerated().map { index, member in
+            let field = "additionalMembers[\(index)]"
+            guard member.encoding == specification.encoding, member.jointSetKind == specification.jointSetKind else {
+                throw header.specificationProblem(field, "a member must read the same input encoding and joints as the model")
+            }
+            guard member.additionalMembers == nil else {
+                throw header.specificationProblem(field, "a member cannot have members of its own")
+            }
+            let prefix = memberTensorPrefix(index)
+            var memberFile = file
+            memberFile.metadata.extra[specificationKey] = try JSONValue(encoding: member)
+            memberFile.tensors = [:]
+            for (name, tensor) in file.tensors where name.hasPrefix(prefix) { memberFile.tensors[String(name.dropFirst(prefix.count))] = tensor }
+            guard !memberFile.tensors.isEmpty else {
+                throw ModelFileError.invalidTensor(path: file.sourcePath, name: prefix + "*",
+                                                   reason: "missing: the specification lists member \(index + 2) but the file has none of its weights")
+            }
+            let model = try ActionClassifierModel(file: memberFile)
+            guard model.labels == file.metadata.classLabels else {
+                throw header.specificationProblem(field, "a member must have the model's labels")
+            }
+            return model
+        }
     }
 
     /// The model as a model file: the network's weights plus the random-convolution head's.
@@ -206,6 +281,11 @@ public final class ActionClassifierModel: PoseClassifierModel {
                           extra: [String: JSONValue] = [:]) throws -> ModelFile {
         var file = try poseModelFile(name: name, training: training, metrics: metrics, extra: extra)
         if let randomConvolution { file.tensors.merge(randomConvolution.tensors) { $1 } }
+        for (index, member) in additionalMembers.enumerated() {
+            precondition(member.encoding == encoding && member.labels == labels, "a member must share the model's encoding and labels")
+            let prefix = ActionClassifierModel.memberTensorPrefix(index)
+            for (name, tensor) in try member.modelFile().tensors { file.tensors[prefix + name] = tensor }
+        }
         return file
     }
 

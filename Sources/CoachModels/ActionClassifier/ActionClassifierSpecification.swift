@@ -25,6 +25,10 @@ public struct ActionClassifierSpecification: Codable, Equatable, Hashable, Senda
     /// Each joint's mean normalised height in the training windows (see
     /// `ActionClassifierModel.orientationAgreement`); nil in files written before it existed.
     public var referenceJointHeights: [Float]?
+    /// The ensemble's further members (`ActionClassifierModel.additionalMembers`), each a network
+    /// and head of its own over the same encoding; their tensors carry the prefix
+    /// `member<i>.` (i from 2). Nil in files of a single member.
+    public var additionalMembers: [ActionClassifierSpecification]?
 
     /// A specification of `architecture` over `encoding`.
     public init(architecture: ActionClassifierArchitecture, encoding: ActionInputEncoding, jointSetKind: JointSet.Kind,

@@ -48,10 +48,57 @@ public struct ActionClassifierTrainer {
     ///   - shouldContinue: asked after every iteration (with its number, from 1); returning false
     ///     stops with `interrupted` set, after the checkpoint is written.
     /// - Throws: `ActionTrainingError`, `ModelFileError` for checkpoint files.
+    ///
+    /// With several ensemble members, member i (from 0) is trained as a whole model from
+    /// `configuration.member(i)`, one after another, member 0 checkpointing to `checkpoint` and the
+    /// others beside it (`memberCheckpointURL`); the result's model holds the others as
+    /// `additionalMembers`, and its history and validation metrics are member 0's.
     public func train(on dataset: PoseDataset, exampleIndices: [Int]? = nil, checkpoint: URL? = nil,
                       resume: Bool = false, shouldContinue: ((Int) -> Bool)? = nil) throws -> ActionClassifierTrainingResult {
+        let count = configuration.ensembleMembers
+        guard count > 1 else {
+            return try trainMember(configuration, on: dataset, exampleIndices: exampleIndices, checkpoint: checkpoint,
+                                   resume: resume, shouldContinue: shouldContinue)
+        }
+        var first: ActionClassifierTrainingResult? = nil
+        for index in 0..<count {
+            let member = configuration.member(index)
+            let memberCheckpoint = index == 0 ? checkpoint : checkpoint.map { ActionClassifierTrainer.memberCheckpointURL($0, member: index) }
+            var memberResume = resume
+            if resume, index > 0, let memberCheckpoint {
+                // A later member resumes only if it had begun; rank 0's file decides for every rank.
+                let exists = communicator.isRoot && FileManager.default.fileExists(atPath: memberCheckpoint.path)
+                memberResume = try communicator.broadcast([exists ? 1 : 0]).first == 1
+            }
+            observer?(.note("ensemble member \(index + 1) of \(count) (seed \(member.seed))"))
+            let result = try trainMember(member, on: dataset, exampleIndices: exampleIndices, checkpoint: memberCheckpoint,
+                                         resume: memberResume, shouldContinue: shouldContinue,
+                                         phase: index == 0 ? "training windows" : "training windows, member \(index + 1) of \(count)")
+            if result.interrupted { return result.with(configuration: configuration) }
+            if let first { first.model.additionalMembers.append(result.model) } else { first = result }
+        }
+        var result = first!.with(configuration: configuration)
+        result.metrics["ensembleMembers"] = Double(count)
+        return result
+    }
+
+    /// Where ensemble member `index` (from 1) of a run checkpointing to `checkpoint` keeps its
+    /// own checkpoint: `<name>.checkpoint.member<index + 1>.h5` beside it.
+    public static func memberCheckpointURL(_ checkpoint: URL, member index: Int) -> URL {
+        checkpoint.deletingPathExtension().appendingPathExtension("member\(index + 1)").appendingPathExtension("h5")
+    }
+
+    /// Every checkpoint a run writing `output` may leave: the run's and its ensemble members'.
+    public static func checkpointURLs(for output: URL) -> [URL] {
+        let checkpoint = checkpointURL(for: output)
+        return [checkpoint] + (1..<ActionClassifierTrainingConfiguration.maximumEnsembleMembers).map { memberCheckpointURL(checkpoint, member: $0) }
+    }
+
+    /// One member: a network trained with early stopping, then its random-convolution head.
+    private func trainMember(_ config: ActionClassifierTrainingConfiguration, on dataset: PoseDataset, exampleIndices: [Int]?,
+                             checkpoint: URL?, resume: Bool, shouldContinue: ((Int) -> Bool)?,
+                             phase: String = "training windows") throws -> ActionClassifierTrainingResult {
         AllocatorTuning.retainFreedMemory()
-        let config = configuration
         let sampler = self.sampler
         let used = exampleIndices ?? Array(dataset.examples.indices)
         guard !used.isEmpty else { throw ActionTrainingError.noExamples }
@@ -113,7 +160,7 @@ public struct ActionClassifierTrainer {
         let loop = PoseTrainingLoop(
             model: model, configuration: config, iterationItems: iterationItems, targets: targets, labels: labels,
             iterationSeedBase: iterationSeedBase, fingerprint: ActionClassifierTrainer.fingerprint(examples),
-            minimumIterations: config.effectiveMinimumIterations, progressPhase: "training windows",
+            minimumIterations: config.effectiveMinimumIterations, progressPhase: phase,
             monitoredName: "validation",
             input: { item, generator in sampler.randomWindow(from: prepared[item], augmenter: augmenter, generator: &generator) },
             validate: validationItems.isEmpty ? nil : {
@@ -212,5 +259,15 @@ public struct ActionClassifierTrainer {
             }
         }
         return String(hash, radix: 16)
+    }
+}
+
+extension PoseClassifierTrainingResult where Configuration == ActionClassifierTrainingConfiguration {
+    /// The same result reported under `configuration` (an ensemble's, for its first member's run).
+    func with(configuration: ActionClassifierTrainingConfiguration) -> Self {
+        PoseClassifierTrainingResult(model: model, configuration: configuration, history: history, bestIteration: bestIteration,
+                                     stoppedEarly: stoppedEarly, interrupted: interrupted, trainingCount: trainingCount,
+                                     validationCount: validationCount, unit: unit, metrics: metrics,
+                                     configurationMetadata: configuration.metadata)
     }
 }
