@@ -21,15 +21,18 @@ enum ActionBenchmarks {
             for architecture in ActionClassifierArchitecture.Kind.allCases {
                 var configuration = ActionClassifierTrainingConfiguration()
                 configuration.architecture = architecture
-                final class Counter: @unchecked Sendable { var windows = 0 }
+                // Windows trained, over every ensemble member's phase.
+                final class Counter: @unchecked Sendable { var windows: [String: Int] = [:] }
                 let counter = Counter()
                 let trainer = try ActionClassifierTrainer(configuration: configuration) { event in
-                    if case let .progress(_, completed, _, _, _) = event { counter.windows = completed }
+                    if case let .progress(phase, completed, _, _, _) = event, phase.hasPrefix("training windows") {
+                        counter.windows[phase] = completed
+                    }
                 }
                 let start = Timing.now()
                 let result = try trainer.train(on: dataset)
                 let elapsed = Timing.now() - start
-                let windows = counter.windows
+                let windows = counter.windows.values.reduce(0, +)
                 let isDefault = architecture == ActionClassifierTrainingConfiguration().architectureKind(for: dataset.jointSet)
                 print("train NATOPS (180 clips, \(architecture.rawValue)\(isDefault ? ", default" : "")) threads \(threads): "
                       + "\(format(elapsed, 1)) s, \(result.history.count) iterations, \(format(Double(windows) / elapsed, 0)) training windows/s, "

@@ -33,6 +33,21 @@ final class ActionClassifierModelTests: XCTestCase {
         }
     }
 
+    /// Writes `file` into `directory` and expects reading it to fail with an error naming the
+    /// file and containing every fragment.
+    func expectRefusal(of file: ModelFile, _ fragments: [String], in directory: URL, line: UInt) {
+        let url = directory.appendingPathComponent("bad.h5")
+        do {
+            try file.write(to: url)
+            _ = try ActionClassifierModel(contentsOf: url)
+            XCTFail("expected an error", line: line)
+        } catch {
+            let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            for fragment in fragments { XCTAssertTrue(text.contains(fragment), "'\(fragment)' not in: \(text)", line: line) }
+            XCTAssertTrue(text.contains(url.path), "names the file: \(text)", line: line)
+        }
+    }
+
     func testSaveThenLoadGivesTheSameWeightsAndPredictions() throws {
         let directory = try temporaryDirectory(self)
         for (kind, jointSet, depth) in [(ActionClassifierArchitecture.Kind.graphConvolution, JointSet.body18, false),
@@ -76,16 +91,7 @@ final class ActionClassifierModelTests: XCTestCase {
         let directory = try temporaryDirectory(self)
         let good = try model(.graphConvolution).modelFile()
         func expect(_ file: ModelFile, _ fragments: [String], line: UInt = #line) {
-            let url = directory.appendingPathComponent("bad.h5")
-            do {
-                try file.write(to: url)
-                _ = try ActionClassifierModel(contentsOf: url)
-                XCTFail("expected an error", line: line)
-            } catch {
-                let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
-                for fragment in fragments { XCTAssertTrue(text.contains(fragment), "'\(fragment)' not in: \(text)", line: line) }
-                XCTAssertTrue(text.contains(url.path), "names the file: \(text)", line: line)
-            }
+            expectRefusal(of: file, fragments, in: directory, line: line)
         }
         var wrongTask = good
         wrongTask.metadata.task = .imageClassifier
@@ -132,15 +138,7 @@ final class ActionClassifierModelTests: XCTestCase {
         XCTAssertEqual(loaded.probabilities(for: probe), ensemble)
 
         func expect(_ file: ModelFile, _ fragments: [String], line: UInt = #line) {
-            let bad = directory.appendingPathComponent("bad.h5")
-            do {
-                try file.write(to: bad)
-                _ = try ActionClassifierModel(contentsOf: bad)
-                XCTFail("expected an error", line: line)
-            } catch {
-                let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
-                for fragment in fragments { XCTAssertTrue(text.contains(fragment), "'\(fragment)' not in: \(text)", line: line) }
-            }
+            expectRefusal(of: file, fragments, in: directory, line: line)
         }
         var stray = file
         stray.tensors["member4.classifier.bias"] = Tensor.zeros([3])
