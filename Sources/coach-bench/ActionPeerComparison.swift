@@ -134,17 +134,29 @@ enum ActionPeerComparison {
         } else if sets.contains("fingertips") {
             print("note: \(tracksURL.path) is missing: fingertip tracks skipped")
         }
-        // Generated body18 throws: training and test clips of other people and other cameras.
-        guard sets.contains("throws") else { return result }
+        // Generated body18 throws: training and test clips of other people and other cameras; in
+        // throws-13 with neck, eyes and ears never detected, as sports sets annotated with 13
+        // joints (head, shoulders, elbows, wrists, hips, knees, ankles) come once mapped to body18.
+        let throwSets = [("throws", "generated throws (body18, 2-D)"),
+                         ("throws-13", "generated throws with 13 joints (neck, eyes and ears never detected)")]
+            .filter { sets.contains($0.0) }
+        guard !throwSets.isEmpty else { return result }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coach-bench-peer-throws-\(getpid())")
         defer { try? FileManager.default.removeItem(at: folder) }
         let generated = try ThrowDatasetGenerator().generateSplits(into: folder, trainingClips: 160, testClips: 80, seed: 11)
-        let training = try PoseDataset.loadAnnotations(generated.training.annotationFile)
-        let test = try PoseDataset.loadAnnotations(generated.test.annotationFile)
-        result.append(("generated throws (body18, 2-D), 160 training clips, 80 test clips of other people and cameras", [
-            Split(name: "generated throws", dataset: training, training: Array(training.examples.indices),
-                  test: Array(test.examples.indices), windowLength: 45, testDataset: test),
-        ]))
+        for (set, title) in throwSets {
+            var training = try PoseDataset.loadAnnotations(generated.training.annotationFile)
+            var test = try PoseDataset.loadAnnotations(generated.test.annotationFile)
+            if set == "throws-13" {
+                let absent = Set(["neck", "rightEye", "leftEye", "rightEar", "leftEar"].compactMap { training.jointSet.names.firstIndex(of: $0) })
+                training = training.withJointsNeverDetected(absent)
+                test = test.withJointsNeverDetected(absent)
+            }
+            result.append(("\(title), 160 training clips, 80 test clips of other people and cameras", [
+                Split(name: set, dataset: training, training: Array(training.examples.indices),
+                      test: Array(test.examples.indices), windowLength: 45, testDataset: test),
+            ]))
+        }
         return result
     }
 
@@ -242,5 +254,18 @@ enum ActionPeerComparison {
             result[UInt64(seed)] = (mini, multi, seconds)
         }
         return result
+    }
+}
+
+extension PoseDataset {
+    /// The dataset with the joints at `joints` (indices into the joint set) undetected in every frame.
+    func withJointsNeverDetected(_ joints: Set<Int>) -> PoseDataset {
+        PoseDataset(jointSet: jointSet, hasDepth: hasDepth, clips: clips.map { clip in
+            var sequence = clip.sequence
+            sequence.frames = sequence.frames.map { frame in
+                PoseFrame(time: frame.time, keypoints: frame.keypoints.enumerated().map { joints.contains($0.offset) ? nil : $0.element })
+            }
+            return LabeledPoseClip(sequence: sequence, segments: clip.segments)
+        })
     }
 }

@@ -28,6 +28,24 @@ final class RandomConvolutionTransformTests: XCTestCase {
         XCTAssertTrue(RandomConvolutionTransform.kernels.allSatisfy { $0.count == 3 && $0.allSatisfy { (0..<9).contains($0) } })
     }
 
+    /// Channel subsets are drawn from the available channels only; with all channels available
+    /// the draws are those of a transform that was given none.
+    func testChannelSubsetsComeFromTheAvailableChannels() {
+        var a = SeededGenerator(seed: 5), b = SeededGenerator(seed: 5), c = SeededGenerator(seed: 5)
+        let all = RandomConvolutionTransform(length: 45, channelCount: 20, biasCount: 2000, generator: &a)
+        let listed = RandomConvolutionTransform(length: 45, channelCount: 20, biasCount: 2000,
+                                                availableChannels: Array(0..<20), generator: &b)
+        XCTAssertEqual(all, listed)
+        let some = RandomConvolutionTransform(length: 45, channelCount: 20, biasCount: 2000,
+                                              availableChannels: [1, 4, 7, 19], generator: &c)
+        XCTAssertEqual(Set(some.channels), [1, 4, 7, 19], "every available channel is used, no other")
+        XCTAssertLessThanOrEqual(some.channelCounts.max() ?? 0, 4)
+        XCTAssertEqual(some.channelCounts.reduce(0, +), some.channels.count)
+        for (start, count) in zip(some.channelCounts.indices.map { some.channelCounts[..<$0].reduce(0, +) }, some.channelCounts) {
+            XCTAssertEqual(Set(some.channels[start..<(start + count)]).count, count, "a combination's channels are distinct")
+        }
+    }
+
     /// PPV and MPV of every bias equal a direct dilated convolution with weights −1/2 and zero
     /// padding, pooled over all frames (padded) or the frames where the kernel fits.
     func testFeaturesMatchDirectConvolution() {

@@ -133,6 +133,32 @@ final class ActionClassifierTrainerTests: XCTestCase {
         XCTAssertNotEqual(first, second, "the members differ")
     }
 
+    /// A joint that is never detected in training (a layout's joint the data has no column for)
+    /// gives series that never vary; the head's kernels read only the others.
+    func testTheHeadLeavesOutJointsNeverDetected() throws {
+        let jointSet = JointSet(names: dataset.jointSet.names + ["absent"])!
+        let padded = PoseDataset(jointSet: jointSet, hasDepth: false, clips: dataset.clips.map { clip in
+            var sequence = clip.sequence
+            sequence = PoseSequence(jointSet: jointSet, frames: sequence.frames.map { PoseFrame(time: $0.time, keypoints: $0.keypoints + [nil]) },
+                                    source: sequence.source, nominalFrameRate: sequence.nominalFrameRate)
+            return LabeledPoseClip(sequence: sequence, segments: clip.segments)
+        })
+        var configuration = toyConfiguration(iterations: 3)
+        configuration.randomConvolutionFeatures = 1008
+        configuration.augmentations = []
+        let model = try ActionClassifierTrainer(configuration: configuration).train(on: padded).model
+        let head = try XCTUnwrap(model.randomConvolution)
+        let perJoint = RandomConvolutionHead.seriesChannels(of: model.encoding).count
+        XCTAssertEqual(head.transform.channelCount, 4 * perJoint)
+        let read = Set(head.transform.channels)
+        XCTAssertTrue(read.isDisjoint(with: (3 * perJoint)..<(4 * perJoint)), "the absent joint's series are never read")
+        XCTAssertEqual(read, Set(0..<(3 * perJoint)), "every other series is read by some combination")
+        // The same data without the absent joint draws the same channel subsets.
+        let plain = try ActionClassifierTrainer(configuration: configuration).train(on: dataset).model
+        XCTAssertEqual(plain.randomConvolution?.transform.channels, head.transform.channels)
+        XCTAssertEqual(plain.randomConvolution?.transform.channelCounts, head.transform.channelCounts)
+    }
+
     func testAnEnsembleInterruptedInItsSecondMemberResumesToTheSameModel() throws {
         let directory = try temporaryDirectory(self)
         var configuration = toyConfiguration(iterations: 3)

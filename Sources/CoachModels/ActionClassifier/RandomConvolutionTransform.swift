@@ -57,9 +57,14 @@ public struct RandomConvolutionTransform: Equatable, Sendable {
 
     /// A transform with about `biasCount` biases (rounded down to a multiple of 84, at least 84)
     /// for series of `length` frames and `channelCount` channels; the random channel subsets come
-    /// from `generator`. Biases are zero until `fitBiases` sets them.
-    public init(length: Int, channelCount: Int, biasCount: Int, generator: inout SeededGenerator) {
+    /// from `generator`, drawn from `availableChannels` when given and not empty (channels that
+    /// never vary — a joint never detected — would only waste combinations). Biases are zero
+    /// until `fitBiases` sets them.
+    public init(length: Int, channelCount: Int, biasCount: Int, availableChannels: [Int]? = nil,
+                generator: inout SeededGenerator) {
         precondition(length > 0 && channelCount > 0, "a series needs at least one frame and one channel")
+        let available = availableChannels.flatMap { $0.isEmpty ? nil : $0 } ?? Array(0..<channelCount)
+        precondition(available.allSatisfy { (0..<channelCount).contains($0) }, "available channels must be in 0..<channelCount")
         self.length = length
         self.channelCount = channelCount
         let kernelCount = RandomConvolutionTransform.kernels.count
@@ -77,14 +82,14 @@ public struct RandomConvolutionTransform: Equatable, Sendable {
                 biasCounts.append(perDilation[dilationIndex])
             }
         }
-        let maximumChannels = min(channelCount, 9)
+        let maximumChannels = min(available.count, 9)
         let maximumExponent = log2(Double(maximumChannels + 1))
         channelCounts = []
         channels = []
         for _ in 0..<kernelIndices.count {
             let u = generator.nextDouble() * maximumExponent
             let count = min(maximumChannels, max(1, Int(pow(2, u))))
-            var pool = Array(0..<channelCount)
+            var pool = available
             for i in 0..<count {
                 let j = i + generator.nextInt(in: 0...(pool.count - 1 - i))
                 pool.swapAt(i, j)

@@ -65,9 +65,15 @@ struct RandomConvolutionFitting {
 
         // The transform and its features.
         let series = RandomConvolutionHead.series(of: encoding.encode(windows), encoding: encoding, fillsGaps: true)
-        var transform = RandomConvolutionTransform(length: sampler.windowLength,
-                                                   channelCount: RandomConvolutionHead.seriesCount(of: encoding),
-                                                   biasCount: max(1, featureCount / 2), generator: &generator)
+        let channelCount = RandomConvolutionHead.seriesCount(of: encoding)
+        let varying = RandomConvolutionFitting.varyingChannels(of: series, channelCount: channelCount, length: sampler.windowLength)
+        if varying.count < channelCount {
+            observer?(.note("random-convolution head: \(channelCount - varying.count) of \(channelCount) series never vary "
+                            + "in training (joints never detected) and are left out of its kernels"))
+        }
+        var transform = RandomConvolutionTransform(length: sampler.windowLength, channelCount: channelCount,
+                                                   biasCount: max(1, featureCount / 2), availableChannels: varying,
+                                                   generator: &generator)
         transform.fitBiases(series: series, generator: &generator)
         let raw = Tensor(shape: [series.count, transform.featureCount], scalars: try communicator.gatherRows(count: series.count) {
             RandomConvolutionHead.features(of: Array(series[$0]), transform: transform).scalars
@@ -90,6 +96,18 @@ struct RandomConvolutionFitting {
                                     sampleWeights: weights).parameters
         let layer = standardization.folded(weight: fitted.weight, bias: fitted.bias)
         return RandomConvolutionHead(transform: transform, weight: layer.weight, bias: layer.bias, fillsGaps: true)
+    }
+
+    /// The channels of `series` (windows, channel-major, `length` frames each) whose value is not
+    /// the same in every frame of every window; a channel that never varies (a joint never
+    /// detected, a depth that is always zero) carries nothing a kernel could use.
+    static func varyingChannels(of series: [[Float]], channelCount: Int, length: Int) -> [Int] {
+        (0..<channelCount).filter { channel in
+            guard let first = series.first?[channel * length] else { return false }
+            return series.contains { window in
+                window[(channel * length)..<((channel + 1) * length)].contains { $0 != first }
+            }
+        }
     }
 
     /// The penalty with the lowest weighted held-out log loss over folds of whole clips (the
