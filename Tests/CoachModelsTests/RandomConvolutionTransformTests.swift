@@ -28,14 +28,17 @@ final class RandomConvolutionTransformTests: XCTestCase {
         XCTAssertTrue(RandomConvolutionTransform.kernels.allSatisfy { $0.count == 3 && $0.allSatisfy { (0..<9).contains($0) } })
     }
 
-    /// Channel subsets are drawn from the available channels only; with all channels available
-    /// the draws are those of a transform that was given none.
+    /// Channel subsets are drawn from the available channels only; with all channels (or none)
+    /// available the draws are those of a transform that was given no list.
     func testChannelSubsetsComeFromTheAvailableChannels() {
         var a = SeededGenerator(seed: 5), b = SeededGenerator(seed: 5), c = SeededGenerator(seed: 5)
         let all = RandomConvolutionTransform(length: 45, channelCount: 20, biasCount: 2000, generator: &a)
         let listed = RandomConvolutionTransform(length: 45, channelCount: 20, biasCount: 2000,
                                                 availableChannels: Array(0..<20), generator: &b)
         XCTAssertEqual(all, listed)
+        var d = SeededGenerator(seed: 5)
+        XCTAssertEqual(RandomConvolutionTransform(length: 45, channelCount: 20, biasCount: 2000, availableChannels: [], generator: &d),
+                       all, "no channel varies: all of them are drawn from, as before")
         let some = RandomConvolutionTransform(length: 45, channelCount: 20, biasCount: 2000,
                                               availableChannels: [1, 4, 7, 19], generator: &c)
         XCTAssertEqual(Set(some.channels), [1, 4, 7, 19], "every available channel is used, no other")
