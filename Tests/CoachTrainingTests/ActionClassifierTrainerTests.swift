@@ -134,7 +134,8 @@ final class ActionClassifierTrainerTests: XCTestCase {
     }
 
     /// A joint that is never detected in training (a layout's joint the data has no column for)
-    /// gives series that never vary; the head's kernels read only the others.
+    /// gives series that never vary; the head's kernels read only the others, and the dataset
+    /// report says so.
     func testTheHeadLeavesOutJointsNeverDetected() throws {
         let jointSet = JointSet(names: dataset.jointSet.names + ["absent"])!
         let padded = PoseDataset(jointSet: jointSet, hasDepth: false, clips: dataset.clips.map { clip in
@@ -143,6 +144,10 @@ final class ActionClassifierTrainerTests: XCTestCase {
                                     source: sequence.source, nominalFrameRate: sequence.nominalFrameRate)
             return LabeledPoseClip(sequence: sequence, segments: clip.segments)
         })
+        let sampler = PoseWindowSampler(windowLength: 16, frameRate: 30)
+        XCTAssertTrue(ActionDatasetSummary(dataset: padded, sampler: sampler).warnings
+            .contains { $0.hasPrefix("1 of 4 joints are never detected in any frame (absent)") })
+        XCTAssertFalse(ActionDatasetSummary(dataset: dataset, sampler: sampler).warnings.contains { $0.contains("never detected") })
         var configuration = toyConfiguration(iterations: 3)
         configuration.randomConvolutionFeatures = 1008
         configuration.augmentations = []

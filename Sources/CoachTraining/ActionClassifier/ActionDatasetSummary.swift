@@ -86,6 +86,18 @@ public struct ActionDatasetSummary: Codable, Equatable, Sendable {
             let seconds = Double(sampler.windowLength) / sampler.frameRate
             warnings.append("\(paddedExampleCount) of \(exampleCount) examples are shorter than the \(sampler.windowLength)-frame window (\(String(format: "%.2f", seconds)) s at \(ActionDatasetSummary.format(sampler.frameRate)) fps) and were padded with zero poses")
         }
+        var detected = [Bool](repeating: false, count: dataset.jointSet.count)
+        for example in examples {
+            for frame in example.sequence.frames {
+                for (joint, keypoint) in frame.keypoints.enumerated() where joint < detected.count {
+                    if let keypoint, keypoint.confidence > 0 { detected[joint] = true }
+                }
+            }
+        }
+        let never = dataset.jointSet.names.indices.filter { !detected[$0] }.map { dataset.jointSet.names[$0] }
+        if !never.isEmpty && never.count < dataset.jointSet.count {
+            warnings.append("\(never.count) of \(dataset.jointSet.count) joints are never detected in any frame (\(never.joined(separator: ", "))): the model learns nothing from them, so poses that do have them are classified from the other joints alone")
+        }
         self.warnings = warnings
     }
 
