@@ -137,6 +137,7 @@ enum ActionPeerComparison {
         // Generated body18 throws: training and test clips of other people and other cameras; in
         // throws-13 with neck, eyes and ears never detected, as sports sets annotated with 13
         // joints (head, shoulders, elbows, wrists, hips, knees, ankles) come once mapped to body18.
+        if sets.contains("throws-3d") { result.append(try depthThrows()) }
         let throwSets = [("throws", "generated throws (body18, 2-D)"),
                          ("throws-13", "generated throws with 13 joints (neck, eyes and ears never detected)")]
             .filter { sets.contains($0.0) }
@@ -158,6 +159,42 @@ enum ActionPeerComparison {
             ]))
         }
         return result
+    }
+
+    /// The generated throws (the same people, motions and cameras as `throws`) as a depth
+    /// sensor's skeletons: each joint's 3-D position in the camera's frame (x right, y up, z away,
+    /// metres) with 1.5 cm of noise per coordinate, and no eyes or ears, as Kinect skeletons come
+    /// once mapped to body18.
+    static func depthThrows() throws -> (String, [Split]) {
+        let generator = ThrowDatasetGenerator()
+        var seeds = SeededGenerator(seed: 11)
+        let trainingSeed = seeds.next(), testSeed = seeds.next()
+        let library = try generator.loadMotionCapture()
+        var noise = SeededGenerator(seed: 19)
+        func dataset(_ clips: [GeneratedClip]) -> PoseDataset {
+            PoseDataset(jointSet: .body18, hasDepth: true, clips: clips.map { clip in
+                let camera = clip.camera
+                let frames = clip.bodies.enumerated().map { index, body in
+                    PoseFrame(time: Double(index) / clip.frameRate, keypoints: Body18.allCases.map { joint -> Keypoint? in
+                        guard joint.rawValue < Body18.rightEye.rawValue else { return nil }
+                        let offset = body[joint] - camera.position
+                        return Keypoint(x: (offset * camera.right).sum() + 0.015 * noise.nextNormal(),
+                                        y: -(offset * camera.down).sum() + 0.015 * noise.nextNormal(),
+                                        z: (offset * camera.forward).sum() + 0.015 * noise.nextNormal(), confidence: 1)
+                    })
+                }
+                let sequence = PoseSequence(jointSet: .body18, frames: frames,
+                                            source: PoseSource(file: URL(fileURLWithPath: "/generated/\(clip.name).csv")),
+                                            hasDepth: true, nominalFrameRate: clip.frameRate)
+                return LabeledPoseClip(sequence: sequence, segments: clip.segments)
+            })
+        }
+        let training = dataset(try generator.makeClips(clips: 160, seed: trainingSeed, split: .training, motionCapture: library))
+        let test = dataset(try generator.makeClips(clips: 80, seed: testSeed, split: .test, motionCapture: library))
+        return ("generated throws as 3-D skeletons without eyes or ears (depth-sensor style), 160 training clips, 80 test clips of other people", [
+            Split(name: "throws-3d", dataset: training, training: Array(training.examples.indices),
+                  test: Array(test.examples.indices), windowLength: 45, testDataset: test),
+        ])
     }
 
     static func run(sharedPath: String, peerPython: String, seeds: [UInt64], sets: Set<String>,
