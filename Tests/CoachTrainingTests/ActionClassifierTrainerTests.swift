@@ -207,6 +207,61 @@ final class ActionClassifierTrainerTests: XCTestCase {
         XCTAssertTrue(state.contains { saved.tensors["model.\($0.key)"] != $0.value }, "not the last iteration's")
     }
 
+    /// With one step per iteration, the averaged weights after iteration k must be
+    /// d · (average after k − 1) + (1 − d) · (raw weights after k), d = exp(−1/τ), starting from the
+    /// first step's weights; validation and the kept model use the average, not the raw weights.
+    func testTheKeptWeightsAreTheMovingAverageOfTheRawOnes() throws {
+        let directory = try temporaryDirectory(self)
+        var configuration = toyConfiguration(iterations: 6)
+        configuration.batchSize = 1000  // one step per iteration
+        configuration.randomConvolutionFeatures = 0
+        configuration.earlyStoppingPatience = 100
+        configuration.weightAveraging = 2
+        let decay = exp(-1.0 / 2)
+        let checkpoint = directory.appendingPathComponent("run.checkpoint.h5")
+        var snapshots: [(raw: [String: Tensor], average: [String: Tensor])] = []
+        let result = try ActionClassifierTrainer(configuration: configuration).train(on: dataset, checkpoint: checkpoint,
+                                                                                     shouldContinue: { _ in
+            let file = try? ModelFile.read(from: checkpoint)
+            func state(_ prefix: String) -> [String: Tensor] {
+                Dictionary(uniqueKeysWithValues: (file?.tensors ?? [:]).filter { $0.key.hasPrefix(prefix) }
+                    .map { (String($0.key.dropFirst(prefix.count)), $0.value) })
+            }
+            snapshots.append((state("model."), state("average.")))
+            return true
+        })
+        XCTAssertEqual(snapshots.count, 6)
+        let names = Array(result.model.network.stateDictionary.keys)
+        XCTAssertFalse(names.isEmpty)
+        var expected = snapshots[0].raw.mapValues { $0.scalars.map(Double.init) }
+        for (k, snapshot) in snapshots.enumerated() {
+            if k > 0 {
+                for name in names {
+                    let raw = try XCTUnwrap(snapshot.raw[name]).scalars
+                    expected[name] = zip(expected[name]!, raw).map { decay * $0 + (1 - decay) * Double($1) }
+                }
+            }
+            for name in names {
+                let average = try XCTUnwrap(snapshot.average[name], "iteration \(k + 1) stores the average of '\(name)'").scalars
+                let reference = expected[name]!
+                let worst = zip(average, reference).map { abs(Double($0) - $1) / max(1, abs($1)) }.max() ?? 0
+                XCTAssertLessThan(worst, 1e-5, "'\(name)' after iteration \(k + 1)")
+            }
+        }
+        XCTAssertTrue(names.contains { snapshots[5].raw[$0] != snapshots[5].average[$0] }, "the average is not the raw weights")
+        let best = try XCTUnwrap(result.bestIteration)
+        for name in names {
+            XCTAssertEqual(result.model.network.stateDictionary[name], snapshots[best - 1].average[name],
+                           "the model keeps the best iteration's average ('\(name)')")
+        }
+        // With averaging off the checkpoint holds no average and the model is the raw weights of its best iteration.
+        configuration.weightAveraging = 0
+        let plain = try ActionClassifierTrainer(configuration: configuration).train(on: dataset, checkpoint: checkpoint)
+        XCTAssertFalse(try ModelFile.read(from: checkpoint).tensors.keys.contains { $0.hasPrefix("average.") })
+        XCTAssertEqual(plain.model.network.stateDictionary, try ModelFile.read(from: checkpoint).tensors
+            .filter { $0.key.hasPrefix("best.") }.reduce(into: [:]) { $0[String($1.key.dropFirst(5))] = $1.value })
+    }
+
     func testProgressEventsCountWindowsAndIterations() throws {
         final class Collector: @unchecked Sendable { var events: [TrainingEvent] = [] }
         let collector = Collector()
@@ -238,9 +293,11 @@ final class ActionClassifierTrainerTests: XCTestCase {
         configuration.validationFraction = 1.5
         configuration.channels = [8]
         configuration.ensembleMembers = 0
+        configuration.weightAveraging = -1
         XCTAssertThrowsError(try ActionClassifierTrainer(configuration: configuration)) { error in
             guard case .invalidConfiguration(let problems)? = error as? ActionTrainingError else { return XCTFail("\(error)") }
-            XCTAssertEqual(problems.count, 5, "\(problems)")
+            XCTAssertEqual(problems.count, 6, "\(problems)")
+            XCTAssertTrue(problems.contains("weight averaging must be 0 (off) to 1000 iterations (got -1.0)"), "\(problems)")
             XCTAssertTrue(problems.contains("the ensemble must have 1…8 members (got 0)"), "\(problems)")
         }
         let oneClass = toyActionDataset(clipsPerClass: 4, seed: 1, classes: ["circle"])

@@ -43,6 +43,11 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
     public var earlyStoppingPatience: Int = 15
     /// Iterations always run before early stopping may end training.
     public var minimumIterations: Int = 0
+    /// The time constant, in iterations, of an exponential moving average of the network's weights
+    /// (and running statistics) that validation, early stopping and the kept model use; 0 keeps the
+    /// raw weights. Five by default: over the eleven local bench sets (seeds 0–2) the ensemble rose
+    /// by 0.4–1.1 points on five, and no set fell by more than 0.2 (README, "Averaged weights").
+    public var weightAveraging: Double = 5
 
     /// The iterations always run (`minimumIterations`, at most `maximumIterations`).
     public var effectiveMinimumIterations: Int { min(minimumIterations, maximumIterations) }
@@ -105,6 +110,9 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
         if !(labelSmoothing >= 0 && labelSmoothing < 1) { list.append("label smoothing must be in 0..<1 (got \(labelSmoothing))") }
         if !(validationFraction >= 0 && validationFraction < 1) {
             list.append("the validation fraction must be in 0..<1 (got \(validationFraction))")
+        }
+        if !(weightAveraging >= 0 && weightAveraging <= 1000) {
+            list.append("weight averaging must be 0 (off) to 1000 iterations (got \(weightAveraging))")
         }
         if minimumIterations < 0 { list.append("minimum iterations must not be negative (got \(minimumIterations))") }
         if earlyStoppingPatience < 1 { list.append("early-stopping patience must be at least 1 (got \(earlyStoppingPatience))") }
@@ -176,6 +184,7 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
             "earlyStoppingPatience": .number(Double(earlyStoppingPatience)),
             "earlyStoppingMetric": .string(earlyStoppingMetric.rawValue),
             "minimumIterations": .number(Double(effectiveMinimumIterations)),
+            "weightAveraging": .number(weightAveraging),
             "architecture": .string(architecture?.rawValue ?? "automatic"),
             "includesVelocity": .bool(includesVelocity),
             "chirality": .string(chirality.rawValue),

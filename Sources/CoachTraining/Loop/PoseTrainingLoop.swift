@@ -12,6 +12,44 @@ protocol PoseLoopConfiguration: CheckpointableConfiguration {
     var labelSmoothing: Float { get }
     var balancesClasses: Bool { get }
     var earlyStoppingPatience: Int { get }
+    /// The time constant, in iterations, of an exponential moving average of the weights that
+    /// validation, early stopping and the kept model use instead of the raw weights; 0 turns it off.
+    var weightAveraging: Double { get }
+}
+
+extension PoseLoopConfiguration {
+    var weightAveraging: Double { 0 }
+}
+
+/// An exponential moving average of a network's state (weights and running statistics), updated
+/// after every optimizer step: `average ← decay · average + (1 − decay) · current`.
+struct WeightAverage {
+    var state: [String: Tensor]
+    let decay: Float
+
+    /// The average of `state` alone, with `decay` per step.
+    init(_ state: [String: Tensor], decay: Float) {
+        self.state = state
+        self.decay = decay
+    }
+
+    /// The per-step decay whose time constant is `iterations` iterations of `stepsPerIteration` steps.
+    static func decay(iterations: Double, stepsPerIteration: Int) -> Float {
+        Float(exp(-1 / (iterations * Double(max(stepsPerIteration, 1)))))
+    }
+
+    /// Moves the average towards the parameters' current values, in place.
+    mutating func update(with current: [(name: String, parameter: Parameter)]) {
+        let keep = decay, take = 1 - decay
+        for (name, parameter) in current {
+            guard state[name]?.shape == parameter.value.shape else { state[name] = parameter.value; continue }
+            parameter.value.withUnsafeBufferPointer { new in
+                state[name]!.withUnsafeMutableBufferPointer { old in
+                    for i in 0..<old.count { old[i] = keep * old[i] + take * new[i] }
+                }
+            }
+        }
+    }
 }
 
 /// What a pose classifier's training run produced: the model (best validation weights restored)
@@ -113,6 +151,9 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
         var history: [IterationRecord] = []
         var bestState: [String: Tensor]? = nil
         var stoppedEarly = false
+        let averaging = config.weightAveraging > 0
+        let averageDecay = WeightAverage.decay(iterations: config.weightAveraging, stepsPerIteration: stepsPerIteration)
+        var average: WeightAverage? = nil
         if resume {
             guard let checkpoint else { throw ActionTrainingError.checkpointMissing(path: "(none given)") }
             // Rank 0's checkpoint is the job's: the other ranks (perhaps on other hosts) read its bytes.
@@ -141,6 +182,7 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
             }
             history = saved.record.history
             bestState = saved.bestState
+            if averaging, let state = saved.averageState { average = WeightAverage(state, decay: averageDecay) }
             stoppedEarly = saved.record.stoppedEarly
             observer?(.note("resuming from \(checkpoint.lastPathComponent) after iteration \(history.count) of \(config.maximumIterations)"))
         }
@@ -185,6 +227,10 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
                 GradientClipping.clipByGlobalNorm(&gradients, parameters: network.trainableParameters, maxNorm: 5)
                 optimizer.learningRate = schedule.rate(at: iteration * stepsPerIteration + step)
                 optimizer.update(network.namedParameters, gradients: gradients)
+                if averaging {
+                    if average == nil { average = WeightAverage(network.stateDictionary, decay: averageDecay) }
+                    else { average?.update(with: network.namedParameters) }
+                }
                 seen += batch.count
                 done += batch.count
                 meter.update(done, observer: observer)
@@ -195,12 +241,16 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
                                          validationLoss: nil, validationAccuracy: nil,
                                          learningRate: Double(optimizer.learningRate), isBest: false)
             if let validate {
+                // Validation judges the averaged weights when averaging (the raw ones resume training).
+                let raw = average.map { _ in network.stateDictionary }
+                if let average { try network.load(average.state) }
                 let (loss, accuracy) = try validate()
+                if let raw { try network.load(raw) }
                 record.validationLoss = loss
                 record.validationAccuracy = accuracy
                 if earlyStopping.record(score(loss, accuracy), iteration: iteration) {
                     record.isBest = true
-                    bestState = network.stateDictionary
+                    bestState = average?.state ?? network.stateDictionary
                 }
                 stoppedEarly = earlyStopping.shouldStop && iteration >= min(minimumIterations, config.maximumIterations)
                     && iteration < config.maximumIterations
@@ -214,7 +264,7 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
                                                      dataFingerprint: fingerprint, labels: labels, history: history,
                                                      stoppedEarly: stoppedEarly),
                                        modelState: network.stateDictionary, bestState: bestState,
-                                       optimizerState: optimizer.state)
+                                       optimizerState: optimizer.state, averageState: average?.state)
                 try state.write(to: checkpoint)
             }
             if stoppedEarly {
@@ -226,7 +276,9 @@ struct PoseTrainingLoop<Model: PoseClassifierModel, Configuration: PoseLoopConfi
             }
         }
 
-        if !interrupted, let bestState { try network.load(bestState) }
+        if !interrupted {
+            if let bestState { try network.load(bestState) } else if let average { try network.load(average.state) }
+        }
         var metrics: [String: Double] = ["iterations": Double(history.count)]
         if let last = history.last {
             metrics["training.loss"] = last.trainingLoss

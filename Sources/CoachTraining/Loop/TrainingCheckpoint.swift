@@ -32,7 +32,7 @@ struct IterationRecord: Codable, Equatable, Sendable {
 /// The state of an interrupted training run of the pose classifiers, written atomically after
 /// every iteration as a Coach model file of task `Configuration.checkpointTask`: the network's
 /// weights (`model.*`), the best weights so far (`best.*`), AdamW's moments and step
-/// (`optimizer.*`), and in `extra.checkpoint` the iterations done, their history, the
+/// (`optimizer.*`), the moving average of the weights when training keeps one (`average.*`), and in `extra.checkpoint` the iterations done, their history, the
 /// configuration and a fingerprint of the data. Random state needs no saving: iteration `i` draws
 /// from a generator derived from the seed and `i` alone, so a resumed run continues exactly as an
 /// uninterrupted one would.
@@ -50,6 +50,8 @@ struct TrainingCheckpoint<Configuration: CheckpointableConfiguration> {
     var modelState: [String: Tensor]
     var bestState: [String: Tensor]?
     var optimizerState: [String: Tensor]
+    /// The moving average of the weights, when training averages them.
+    var averageState: [String: Tensor]? = nil
 
     /// Writes the checkpoint to `url` atomically.
     func write(to url: URL) throws {
@@ -57,6 +59,7 @@ struct TrainingCheckpoint<Configuration: CheckpointableConfiguration> {
         for (name, value) in modelState { tensors["model.\(name)"] = value }
         for (name, value) in bestState ?? [:] { tensors["best.\(name)"] = value }
         for (name, value) in optimizerState { tensors["optimizer.\(name)"] = value }
+        for (name, value) in averageState ?? [:] { tensors["average.\(name)"] = value }
         let metadata = ModelMetadata(task: Configuration.checkpointTask, classLabels: record.labels,
                                      extra: ["checkpoint": try JSONValue(encoding: record)])
         try ModelFile(metadata: metadata, tensors: tensors).write(to: url)
@@ -72,13 +75,15 @@ struct TrainingCheckpoint<Configuration: CheckpointableConfiguration> {
             throw ActionTrainingError.checkpointMismatch(path: url.path, reason: "its metadata lacks the 'checkpoint' record")
         }
         var model: [String: Tensor] = [:], best: [String: Tensor] = [:], optimizer: [String: Tensor] = [:]
+        var average: [String: Tensor] = [:]
         for (name, value) in file.tensors {
             if name.hasPrefix("model.") { model[String(name.dropFirst(6))] = value }
             else if name.hasPrefix("best.") { best[String(name.dropFirst(5))] = value }
             else if name.hasPrefix("optimizer.") { optimizer[String(name.dropFirst(10))] = value }
+            else if name.hasPrefix("average.") { average[String(name.dropFirst(8))] = value }
         }
         return TrainingCheckpoint(record: record, modelState: model, bestState: best.isEmpty ? nil : best,
-                                  optimizerState: optimizer)
+                                  optimizerState: optimizer, averageState: average.isEmpty ? nil : average)
     }
 
     /// The default checkpoint location for a model written to `output`: `<output minus .h5>.checkpoint.h5`.
