@@ -32,8 +32,9 @@ struct IterationRecord: Codable, Equatable, Sendable {
 /// The state of an interrupted training run of the pose classifiers, written atomically after
 /// every iteration as a Coach model file of task `Configuration.checkpointTask`: the network's
 /// weights (`model.*`), the best weights so far (`best.*`), AdamW's moments and step
-/// (`optimizer.*`), the moving average of the weights when training keeps one (`average.*`), and in `extra.checkpoint` the iterations done, their history, the
-/// configuration and a fingerprint of the data. Random state needs no saving: iteration `i` draws
+/// (`optimizer.*`), the moving average of the weights when training keeps one (`average.*`),
+/// and in `extra.checkpoint` the iterations done, their history, the configuration and a
+/// fingerprint of the data. Random state needs no saving: iteration `i` draws
 /// from a generator derived from the seed and `i` alone, so a resumed run continues exactly as an
 /// uninterrupted one would.
 struct TrainingCheckpoint<Configuration: CheckpointableConfiguration> {

@@ -126,7 +126,11 @@ final class ThrowAnalyzerTests: XCTestCase {
         let directory = try temporaryDirectory(self)
         let summary = try ThrowDatasetGenerator().generate(into: directory, clips: 160, seed: 21)
         let training = try PoseDataset.load(summary.annotationFile)
-        let model = try ActionClassifierTrainer(configuration: ActionClassifierTrainingConfiguration()).train(on: training).model
+        // One member: the analyzer is under test here, not the default ensemble (the throw floor
+        // tests train that); it halves the longest test of the suite.
+        var trainingConfiguration = ActionClassifierTrainingConfiguration()
+        trainingConfiguration.ensembleMembers = 1
+        let model = try ActionClassifierTrainer(configuration: trainingConfiguration).train(on: training).model
         var configuration = GameVideoConfiguration()
         configuration.seed = 3
         let video = GameVideo(configuration: configuration)
