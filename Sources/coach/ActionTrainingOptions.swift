@@ -25,7 +25,7 @@ struct ActionTrainingOptions: ParsableArguments {
     @Option(help: "Origin of the files' coordinates: top-left (default) or bottom-left (Vision's).")
     var keypointOrigin: String = KeypointOrigin.topLeft.rawValue
 
-    @Option(help: "Augmentations, comma-separated: flip, rotate, translate, scale, jitter, interpolate, drop; 'all', 'none', or 'default' (interpolate,drop,jitter,scale,rotate: the ones that keep every action's label).")
+    @Option(help: "Augmentations, comma-separated: flip, rotate, translate, scale, jitter, interpolate, drop, occlude; 'all', 'none', or 'default' (interpolate,drop,jitter,scale,rotate,occlude: the ones that keep every action's label; occlude hides joints in about four times as many windows as the data's own detector misses them, none when it misses none).")
     var augment: String = "default"
 
     @Option(parsing: .unconditional, help: "The most passes over the training windows (early stopping may end sooner).")
@@ -137,6 +137,12 @@ struct ActionTrainingOptions: ParsableArguments {
         let augmentations = configuration.augmentations.sorted().map(\.rawValue).joined(separator: ", ")
         Console.note("augmentations: \(augmentations.isEmpty ? "none" : augmentations)"
                      + (configuration.augmentations == PoseAugmentation.labelSafe ? " (the default; --augment none turns them off)" : ""))
+        if configuration.augmentations.contains(.occlude) {
+            let share = PoseAugmenter.occlusionProbability(matching: summary.missedShare)
+            Console.note(summary.missedShare > 0
+                ? "occlude: \(String(format: "%.1f", 100 * summary.missedShare)) % of the keypoints of the joints the data has are undetected, so about \(Int((100 * share).rounded())) % of the training windows lose joints as well"
+                : "occlude: every joint the data has is detected in every frame, so no training window loses joints")
+        }
         let hands = dataset.clips.map(\.sequence.chirality)
         if hands.contains(where: { $0 != nil }) {
             let left = hands.filter { $0 == .left }.count, right = hands.filter { $0 == .right }.count

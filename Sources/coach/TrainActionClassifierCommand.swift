@@ -40,7 +40,7 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
 
         Augmentations (names for --augment, comma-separated, 'all' or 'none';
         the default is 'default': interpolate, drop, jitter, scale, rotate,
-        the ones that keep every action's label):
+        occlude, the ones that keep every action's label):
           flip         mirror left-right, swapping left and right joints
                        (only when mirrored actions keep their label)
           rotate       rotate poses by up to ±15° (poses with z also turn up to
@@ -50,6 +50,9 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
           jitter       add keypoint noise (2% of the pose's size)
           interpolate  play motions 0.8–1.25× as fast (time warp)
           drop         skip random frames (a detector missing frames)
+          occlude      hide joints for the whole window, a stretch or single
+                       frames, in about 4× as many windows as the data's own
+                       detector misses keypoints (none when it misses none)
 
         Examples:
           coach train action-classifier --annotations throws/annotations.csv \\

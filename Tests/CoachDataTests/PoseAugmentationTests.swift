@@ -39,7 +39,8 @@ final class PoseAugmentationTests: XCTestCase {
         // The action classifier's default keeps every label: no mirroring (a left-handed signal
         // would become a right-handed one), no pan (each window's centring undoes it).
         XCTAssertEqual(PoseAugmentation.parseList("default").augmentations,
-                       [.interpolateFrames, .dropFrames, .jitter, .scale, .rotate])
+                       [.interpolateFrames, .dropFrames, .jitter, .scale, .rotate, .occlude])
+        XCTAssertEqual(PoseAugmentation(name: "hide-joints"), .occlude)
         XCTAssertEqual(PoseAugmentation.parseList("default,flip").augmentations,
                        PoseAugmentation.labelSafe.union([.horizontalFlip]))
     }
@@ -248,5 +249,79 @@ final class PoseAugmentationTests: XCTestCase {
         let none = PoseAugmenter(augmentations: [], jointSet: sequence.jointSet)
         XCTAssertEqual(sampler.randomWindow(from: sequence, augmenter: none, generator: &c),
                        sampler.randomWindow(from: sequence, augmenter: nil, generator: &d))
+    }
+
+    /// `occlude` only hides keypoints — whole-window joints, stretches and single frames, at about
+    /// the documented rates — and never moves a keypoint it keeps or invents one.
+    func testOcclusionHidesJointsAndTouchesNothingElse() {
+        var occluding = augmenter([.occlude])
+        occluding.occlusionProbability = 1
+        let original = bodyWindow(frames: 45)
+        var generator = SeededGenerator(seed: 5)
+        var hidden = 0, detected = 0, wholeWindow = 0, partly = 0, windows = 0
+        for _ in 0..<200 {
+            var window = original
+            occluding.apply(to: &window, generator: &generator)
+            windows += 1
+            for j in 0..<18 {
+                var lost = 0, had = 0, run = 0, longest = 0
+                for t in 0..<45 where original.isDetected(frame: t, joint: j) {
+                    had += 1
+                    if let kept = window[t, j] {
+                        XCTAssertEqual(kept, original[t, j], "a kept keypoint is unchanged")
+                        run = 0
+                    } else {
+                        lost += 1
+                        run += 1
+                        longest = max(longest, run)
+                    }
+                }
+                for t in 0..<45 where !original.isDetected(frame: t, joint: j) { XCTAssertNil(window[t, j]) }
+                hidden += lost
+                detected += had
+                if lost == had { wholeWindow += 1 } else if longest >= 4 { partly += 1 }
+            }
+            XCTAssertGreaterThan(window.detectedCount, 0)
+        }
+        let joints = Double(windows * 18)
+        XCTAssertEqual(Double(wholeWindow) / joints, 0.05, accuracy: 0.02, "about 5 % of joints hidden in every frame")
+        XCTAssertEqual(Double(partly) / joints, 0.15, accuracy: 0.04, "about 15 % hidden for a stretch")
+        // 5 % whole, 15 % × 30 % on average for stretches, 3 % single frames: about 12 % in all.
+        XCTAssertEqual(Double(hidden) / Double(detected), 0.12, accuracy: 0.025)
+
+        // Off, or a probability of 0, leaves the window and the generator alone.
+        occluding.occlusionProbability = 0
+        var a = SeededGenerator(seed: 9), b = SeededGenerator(seed: 9)
+        var window = original
+        occluding.apply(to: &window, generator: &a)
+        XCTAssertEqual(window, original)
+        XCTAssertEqual(a.next(), b.next())
+        // A single joint is never hidden (it is all the window has).
+        var single = PoseWindow(frameCount: 10, jointCount: 1, frameRate: 30)
+        for t in 0..<10 { single[t, 0] = Keypoint(x: Float(t), y: 1, confidence: 1) }
+        var lone = PoseAugmenter(augmentations: [.occlude], mirroredIndices: [0])
+        lone.occlusionProbability = 1
+        var kept = single
+        for _ in 0..<20 { lone.apply(to: &kept, generator: &generator) }
+        XCTAssertEqual(kept, single)
+    }
+
+    /// The share of missed keypoints counts joints the data has and leaves out joints it never has.
+    func testMissedShareCountsOnlyJointsTheDataHas() {
+        let set = JointSet(names: ["a", "b", "c"])!
+        func sequence(_ frames: [[Keypoint?]]) -> PoseSequence {
+            PoseSequence(jointSet: set, frames: frames.enumerated().map { PoseFrame(time: Double($0.offset) / 30, keypoints: $0.element) },
+                         source: PoseSource(file: URL(fileURLWithPath: "t.csv")))
+        }
+        let point = Keypoint(x: 1, y: 2, confidence: 1)
+        // Joint c is never detected; a is always; b misses 1 of 4 frames: 1 of 8 keypoints missed.
+        let first = sequence([[point, point, nil], [point, nil, nil]])
+        let second = sequence([[point, point, nil], [point, point, nil]])
+        XCTAssertEqual(PoseSequence.missedShare(of: [first, second]), 1.0 / 8, accuracy: 1e-12)
+        XCTAssertEqual(PoseSequence.missedShare(of: [second]), 0)
+        XCTAssertEqual(PoseSequence.missedShare(of: []), 0)
+        XCTAssertEqual(PoseAugmenter.occlusionProbability(matching: 0), 0)
+        XCTAssertEqual(PoseAugmenter.occlusionProbability(matching: 0.1), 0.4, accuracy: 1e-6)
+        XCTAssertEqual(PoseAugmenter.occlusionProbability(matching: 0.6), 1)
     }
 }

@@ -136,6 +136,52 @@ final class ActionClassifierTrainerTests: XCTestCase {
     /// A joint that is never detected in training (a layout's joint the data has no column for)
     /// gives series that never vary; the head's kernels read only the others, and the dataset
     /// report says so.
+    /// `occlude` (in the default augmentations) hides joints only as often as the training data
+    /// misses them: on data that never misses a joint it trains the very model training without
+    /// it does; on data that misses some, another one.
+    func testOcclusionFollowsTheDataItsTrainedOn() throws {
+        var configuration = toyConfiguration(iterations: 3)
+        configuration.augmentations = PoseAugmentation.labelSafe
+        var without = configuration
+        without.augmentations.remove(.occlude)
+        // The toy clips with every undetected keypoint filled in (from the joint's last detection),
+        // and the same clips with every tenth keypoint of the first joint missed.
+        func edited(_ source: PoseDataset, _ change: (Int, inout PoseFrame, PoseFrame?) -> Void) -> PoseDataset {
+            var count = 0
+            return PoseDataset(jointSet: source.jointSet, hasDepth: false, clips: source.clips.map { clip in
+                var sequence = clip.sequence
+                var previous: PoseFrame?
+                sequence.frames = sequence.frames.map { frame in
+                    var frame = frame
+                    count += 1
+                    change(count, &frame, previous)
+                    previous = frame
+                    return frame
+                }
+                return LabeledPoseClip(sequence: sequence, segments: clip.segments)
+            })
+        }
+        let complete = edited(dataset) { _, frame, previous in
+            for joint in frame.keypoints.indices where frame.keypoints[joint] == nil {
+                frame.keypoints[joint] = previous?.keypoints[joint] ?? Keypoint(x: 0.5, y: 0.5, confidence: 1)
+            }
+        }
+        let sampler = PoseWindowSampler(windowLength: 16, frameRate: 30)
+        let windows = complete.examples.prefix(6).map { sampler.window(of: sampler.prepared($0.sequence), startingAt: 0) }
+        func outputs(_ configuration: ActionClassifierTrainingConfiguration, _ data: PoseDataset) throws -> [[Float]] {
+            try ActionClassifierTrainer(configuration: configuration).train(on: data).model.probabilities(for: windows)
+        }
+        XCTAssertEqual(PoseSequence.missedShare(of: complete.clips.map(\.sequence)), 0)
+        XCTAssertEqual(try outputs(configuration, complete), try outputs(without, complete), "nothing to match: no occlusion")
+        let missing = edited(complete) { count, frame, _ in
+            if count % 10 == 0 { frame.keypoints[0] = nil }
+        }
+        let share = PoseSequence.missedShare(of: missing.clips.map(\.sequence))
+        XCTAssertEqual(share, 1.0 / 30, accuracy: 0.005)
+        XCTAssertNotEqual(try outputs(configuration, missing), try outputs(without, missing), "joints hidden in some windows")
+        XCTAssertEqual(ActionDatasetSummary(dataset: missing, sampler: sampler).missedShare, share, accuracy: 1e-12)
+    }
+
     func testTheHeadLeavesOutJointsNeverDetected() throws {
         let jointSet = JointSet(names: dataset.jointSet.names + ["absent"])!
         let padded = PoseDataset(jointSet: jointSet, hasDepth: false, clips: dataset.clips.map { clip in

@@ -52,7 +52,9 @@ final class ActionClassifierCommandTests: XCTestCase {
         let trained = try train(data, output: model)
         XCTAssertEqual(trained.exitCode, 0, trained.standardError)
         XCTAssertTrue(trained.standardError.contains(
-            "augmentations: rotate, scale, jitter, interpolate, drop (the default; --augment none turns them off)"), trained.standardError)
+            "augmentations: rotate, scale, jitter, interpolate, drop, occlude (the default; --augment none turns them off)"), trained.standardError)
+        XCTAssertTrue(trained.standardError.contains(
+            "occlude: every joint the data has is detected in every frame, so no training window loses joints"), trained.standardError)
         let empty = directory.appendingPathComponent("empty.csv")
         try Data("time,hand_x,hand_y,elbow_x,elbow_y,shoulder_x,shoulder_y\n0,,,,,,\n0.1,,,,,,\n".utf8).write(to: empty)
         let result = try CoachExecutable.run(["predict", model.path, empty.path])

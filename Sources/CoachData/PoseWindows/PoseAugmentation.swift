@@ -20,6 +20,10 @@ public enum PoseAugmentation: String, CaseIterable, Codable, Hashable, Sendable,
     case interpolateFrames = "interpolate"
     /// Skip random frames while the window is cut (as a detector that misses frames would).
     case dropFrames = "drop"
+    /// Hide some joints in a window — one for the whole window (out of frame), one for a stretch
+    /// (behind the body), others in single frames (missed detections) — as a detector that loses
+    /// joints would; the hidden keypoints become undetected. Windows of a single joint are kept.
+    case occlude
 
     /// Parses a short or long augmentation name (case-insensitive; `-` and `_` ignored).
     public init?(name: String) {
@@ -32,15 +36,17 @@ public enum PoseAugmentation: String, CaseIterable, Codable, Hashable, Sendable,
         case "jitter", "keypointjitter", "noise": self = .jitter
         case "interpolate", "interpolateframes", "timewarp", "speed": self = .interpolateFrames
         case "drop", "dropframes", "framedrop": self = .dropFrames
+        case "occlude", "occlusion", "hide", "hidejoints", "dropjoints", "jointdropout": self = .occlude
         default: return nil
         }
     }
 
     /// The action classifier's default: the augmentations that keep any action's label and that
     /// new people, cameras and detectors bring — `interpolate`, `drop`, `jitter`, `scale`,
-    /// `rotate` (not `flip`, which turns a left-handed signal into a right-handed one, nor
-    /// `translate`, which each window's centring undoes).
-    public static let labelSafe: Set<PoseAugmentation> = [.interpolateFrames, .dropFrames, .jitter, .scale, .rotate]
+    /// `rotate`, `occlude` (which the trainer applies only as often as its data misses joints) —
+    /// not `flip`, which turns a left-handed signal into a right-handed one, nor `translate`,
+    /// which each window's centring undoes.
+    public static let labelSafe: Set<PoseAugmentation> = [.interpolateFrames, .dropFrames, .jitter, .scale, .rotate, .occlude]
 
     /// Parses a comma-separated list such as `flip,rotate,jitter`; `all` means every augmentation,
     /// `default` the label-safe ones (`labelSafe`), and `none` (or an empty text) none. Unknown

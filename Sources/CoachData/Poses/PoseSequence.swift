@@ -70,3 +70,29 @@ public struct PoseSequence: Hashable, Sendable {
         return copy
     }
 }
+
+extension PoseSequence {
+    /// Of the keypoints `sequences` could have — every frame of every joint detected in at least
+    /// one frame of any of them — the share that is not detected (0 when the detector never
+    /// misses; joints never detected anywhere do not count, as the data simply lacks them).
+    public static func missedShare(of sequences: [PoseSequence]) -> Double {
+        let jointCount = sequences.map { $0.frames.map(\.keypoints.count).max() ?? 0 }.max() ?? 0
+        var present = [Bool](repeating: false, count: jointCount)
+        var detections = [Int](repeating: 0, count: jointCount)
+        var frames = 0
+        for sequence in sequences {
+            frames += sequence.frames.count
+            for frame in sequence.frames {
+                for (joint, keypoint) in frame.keypoints.enumerated() {
+                    guard let keypoint, keypoint.confidence > 0 else { continue }
+                    present[joint] = true
+                    detections[joint] += 1
+                }
+            }
+        }
+        let joints = present.indices.filter { present[$0] }
+        guard !joints.isEmpty, frames > 0 else { return 0 }
+        let detected = joints.reduce(0) { $0 + detections[$1] }
+        return 1 - Double(detected) / Double(frames * joints.count)
+    }
+}

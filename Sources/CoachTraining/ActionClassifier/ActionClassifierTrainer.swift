@@ -155,6 +155,9 @@ public struct ActionClassifierTrainer {
         var augmenter: PoseAugmenter? = nil
         if !config.augmentations.isEmpty {
             augmenter = PoseAugmenter(augmentations: config.augmentations, jointSet: dataset.jointSet)
+            // Hide joints about as often as the training data's own detector misses them.
+            augmenter?.occlusionProbability = PoseAugmenter.occlusionProbability(
+                matching: PoseSequence.missedShare(of: trainingItems.map { examples[$0].sequence }))
         }
         let validationTargets = validationItems.map { targets[$0] }
         let loop = PoseTrainingLoop(
@@ -175,8 +178,12 @@ public struct ActionClassifierTrainer {
         model.referenceJointHeights = model.jointHeights(of: trainingItems.map { sampler.window(of: prepared[$0], startingAt: 0) })
             .map { $0 ?? 0 }
         if config.randomConvolutionFeatures > 0 {
+            // The head bridges undetected frames itself (`fillsGaps`); only the network learns
+            // from hidden joints.
+            var headAugmenter = augmenter
+            headAugmenter?.occlusionProbability = 0
             let fitting = RandomConvolutionFitting(featureCount: config.randomConvolutionFeatures, sampler: sampler,
-                                                   encoding: encoding, augmenter: augmenter, observer: observer,
+                                                   encoding: encoding, augmenter: headAugmenter, observer: observer,
                                                    communicator: communicator)
             var headGenerator = SeededGenerator(seed: headSeed)
             model.randomConvolution = try fitting.fit(sequences: trainingItems.map { prepared[$0] },

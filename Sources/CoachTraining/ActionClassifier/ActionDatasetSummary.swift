@@ -42,6 +42,9 @@ public struct ActionDatasetSummary: Codable, Equatable, Sendable {
     public var classes: [ClassSummary]
     /// The class treated as background (`other`, `none`, `background`, `negative`), if any.
     public var backgroundLabel: String?
+    /// Of the keypoints the examples could have (joints detected somewhere), the share not
+    /// detected (`PoseSequence.missedShare`); the `occlude` augmentation follows it.
+    public var missedShare: Double
     /// Things the user should know (no background class, tiny classes, padding).
     public var warnings: [String]
 
@@ -72,6 +75,7 @@ public struct ActionDatasetSummary: Codable, Equatable, Sendable {
         windowsPerIteration = classes.reduce(0) { $0 + $1.windowsPerIteration }
         let candidates = PoseClasses.backgroundCandidates(among: examples.map(\.label))
         backgroundLabel = candidates.first
+        missedShare = PoseSequence.missedShare(of: examples.map(\.sequence))
 
         var warnings: [String] = []
         if candidates.isEmpty {
