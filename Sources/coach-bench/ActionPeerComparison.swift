@@ -80,7 +80,8 @@ enum ActionPeerComparison {
         // for the whole clip (out of frame), some for a stretch (hidden behind the body), some in
         // single frames (missed detections) — the way the peers' 2-D sports sets come.
         for (set, title) in [("natops-2d", "NATOPS in 2-D (z dropped)"),
-                             ("natops-occluded", "NATOPS in 2-D with about a quarter of the joint positions undetected")]
+                             ("natops-occluded", "NATOPS in 2-D with about a quarter of the joint positions undetected"),
+                             ("natops-missed", "NATOPS in 2-D with single frames of joints undetected")]
             where sets.contains(set) && FileManager.default.fileExists(atPath: natopsURL.path) {
             let natops = try PoseDataset.load(natopsURL)
             var hiding = SeededGenerator(seed: 17)
@@ -101,6 +102,13 @@ enum ActionPeerComparison {
                             for frame in start..<min(count, start + length) { missing[joint][frame] = true }
                         }
                         for frame in 0..<count where hiding.nextDouble() < 0.05 { missing[joint][frame] = true }
+                    }
+                } else if set == "natops-missed" {
+                    // A detector that now and then misses a joint for a frame or two.
+                    for joint in missing.indices {
+                        for frame in 0..<count where hiding.nextDouble() < 0.03 {
+                            for missed in frame..<min(count, frame + 1 + Int(hiding.nextDouble() * 2)) { missing[joint][missed] = true }
+                        }
                     }
                 }
                 sequence.frames = sequence.frames.enumerated().map { index, frame in

@@ -46,7 +46,7 @@ struct Bench: ParsableCommand {
     @Option(help: "Seeds for action-peers (comma-separated; each seed trains Coach and both peers on every split).")
     var peerSeeds: String = "0"
 
-    @Option(help: "The data sets of action-peers (comma-separated): natops, fingertips, throws; natops-small (2 folds train, 3 test), natops-slow, natops-fast (NATOPS at half or double speed), natops-tempo (each clip at its own speed, 0.67–1.5×), natops-2d (z dropped), natops-occluded (2-D, about a quarter of the joint positions undetected), throws-13 (the generated throws with neck, eyes and ears never detected, as 13-joint sports annotations come), throws-3d (the generated throws as 3-D skeletons in the camera frame without eyes or ears, as depth sensors give them).")
+    @Option(help: "The data sets of action-peers (comma-separated): natops, fingertips, throws; natops-small (2 folds train, 3 test), natops-slow, natops-fast (NATOPS at half or double speed), natops-tempo (each clip at its own speed, 0.67–1.5×), natops-2d (z dropped), natops-occluded (2-D, about a quarter of the joint positions undetected), natops-missed (2-D, joints missed for a frame or two, about 4.5 % of positions), throws-13 (the generated throws with neck, eyes and ears never detected, as 13-joint sports annotations come), throws-3d (the generated throws as 3-D skeletons in the camera frame without eyes or ears, as depth sensors give them).")
     var actionSets: String = "natops,fingertips,throws"
 
     @Option(help: "The network of action-peers' Coach models (graph-convolution, temporal-convolution; default: the joint set's default).")
