@@ -112,8 +112,11 @@ final class ActionClassifierTrainerTests: XCTestCase {
         XCTAssertEqual(ensemble.model.additionalMembers.count, 1)
         XCTAssertEqual(ensemble.configuration.ensembleMembers, 2)
         XCTAssertEqual(ensemble.metrics["ensembleMembers"], 2)
-        // Each member is the model a one-member run with its seed trains, byte for byte.
+        // Each member is the model a one-member run with its seed trains, byte for byte, but for
+        // the head's share: one for all, the share whose validation loss over both members'
+        // validation windows is lowest.
         var members: [ActionClassifierModel] = []
+        var pooled: [Float: (loss: Double, windows: Double)] = [:]
         for (index, seed) in [UInt64(1), 1001].enumerated() {
             var single = configuration
             single.ensembleMembers = 1
@@ -122,9 +125,21 @@ final class ActionClassifierTrainerTests: XCTestCase {
             let member = ensemble.model.members[index]
             XCTAssertEqual(member.network.stateDictionary, alone.model.network.stateDictionary, "member \(index + 1)'s network")
             XCTAssertEqual(member.randomConvolution, alone.model.randomConvolution, "member \(index + 1)'s head")
-            XCTAssertEqual(member.randomConvolutionWeight, alone.model.randomConvolutionWeight)
+            let windows = try XCTUnwrap(alone.metrics["validation.windows"])
+            var ownBest: (share: Float, loss: Double)? = nil
+            for share: Float in [0.25, 0.5, 0.75] {
+                let loss = try XCTUnwrap(alone.metrics["validation.loss.headShare\(share)"], "member \(index + 1), share \(share)")
+                pooled[share, default: (0, 0)].loss += loss * windows
+                pooled[share, default: (0, 0)].windows += windows
+                if ownBest == nil || loss < ownBest!.loss { ownBest = (share, loss) }
+            }
+            XCTAssertEqual(alone.model.randomConvolutionWeight, ownBest?.share, "alone, a member keeps its own lowest-loss share")
             members.append(alone.model)
         }
+        let share = try XCTUnwrap(pooled.min { $0.value.loss / $0.value.windows < $1.value.loss / $1.value.windows }?.key)
+        XCTAssertEqual(ensemble.model.members.map(\.randomConvolutionWeight), [share, share])
+        XCTAssertEqual(ensemble.metrics["validation.pooledLoss"] ?? .nan, pooled[share]!.loss / pooled[share]!.windows, accuracy: 1e-9)
+        for member in members { member.randomConvolutionWeight = share }
         let sampler = PoseWindowSampler(windowLength: configuration.windowLength, frameRate: configuration.frameRate)
         let probe = toyActionDataset(clipsPerClass: 2, seed: 7).examples.map { sampler.window(of: sampler.prepared($0.sequence), startingAt: 0) }
         let mean = ensemble.model.probabilities(for: probe)

@@ -61,6 +61,7 @@ public struct ActionClassifierTrainer {
                                    resume: resume, shouldContinue: shouldContinue)
         }
         var first: ActionClassifierTrainingResult? = nil
+        var memberMetrics: [[String: Double]] = []
         for index in 0..<count {
             let member = configuration.member(index)
             let memberCheckpoint = index == 0 ? checkpoint : checkpoint.map { ActionClassifierTrainer.memberCheckpointURL($0, member: index) }
@@ -73,11 +74,24 @@ public struct ActionClassifierTrainer {
             observer?(.note("ensemble member \(index + 1) of \(count) (seed \(member.seed))"))
             let result = try trainMember(member, on: dataset, exampleIndices: exampleIndices, checkpoint: memberCheckpoint,
                                          resume: memberResume, shouldContinue: shouldContinue,
-                                         phase: index == 0 ? "training windows" : "training windows, member \(index + 1) of \(count)")
+                                         phase: index == 0 ? "training windows" : "training windows, member \(index + 1) of \(count)",
+                                         inEnsemble: true)
             if result.interrupted { return result.with(configuration: configuration) }
             if let first { first.model.additionalMembers.append(result.model) } else { first = result }
+            memberMetrics.append(result.metrics)
         }
         var result = first!.with(configuration: configuration)
+        // One head share for every member: the one with the lowest validation loss over all the
+        // members' validation windows (each member's own clips, unseen by its network and head),
+        // which weighs twice the evidence a member's own pick has.
+        if let share = ActionClassifierTrainer.pooledHeadShare(memberMetrics) {
+            for member in result.model.members { member.randomConvolutionWeight = share.weight }
+            result.metrics["validation.loss"] = memberMetrics[0][ActionClassifierTrainer.headShareLossKey(share.weight)]
+            result.metrics["validation.accuracy"] = memberMetrics[0][ActionClassifierTrainer.headShareAccuracyKey(share.weight)]
+            result.metrics["validation.pooledLoss"] = share.loss
+            observer?(.note("ensemble: the random-convolution head's share of every member's probabilities is \(share.weight), "
+                            + "chosen on the \(count) members' validation clips"))
+        }
         result.metrics["ensembleMembers"] = Double(count)
         return result
     }
@@ -97,7 +111,7 @@ public struct ActionClassifierTrainer {
     /// One member: a network trained with early stopping, then its random-convolution head.
     private func trainMember(_ config: ActionClassifierTrainingConfiguration, on dataset: PoseDataset, exampleIndices: [Int]?,
                              checkpoint: URL?, resume: Bool, shouldContinue: ((Int) -> Bool)?,
-                             phase: String = "training windows") throws -> ActionClassifierTrainingResult {
+                             phase: String = "training windows", inEnsemble: Bool = false) throws -> ActionClassifierTrainingResult {
         AllocatorTuning.retainFreedMemory()
         let sampler = self.sampler
         let used = exampleIndices ?? Array(dataset.examples.indices)
@@ -193,15 +207,21 @@ public struct ActionClassifierTrainer {
             if !validationItems.isEmpty {
                 // The head's share of the mean: the one with the lowest validation loss (the
                 // validation clips were seen by neither member's fit).
+                // Each share's loss and accuracy are kept in the metrics, so an ensemble can pool them.
                 var best: (weight: Float, loss: Double, accuracy: Double)? = nil
-                for weight: Float in [0.5, 0.25, 0.75] {
+                for weight in ActionClassifierTrainer.headShares {
                     model.randomConvolutionWeight = weight
                     let scores = try ActionClassifierTrainer.validate(model, windows: validationWindows, owners: validationOwners,
                                                                       targets: validationTargets, communicator: communicator)
+                    result.metrics[ActionClassifierTrainer.headShareLossKey(weight)] = scores.loss
+                    result.metrics[ActionClassifierTrainer.headShareAccuracyKey(weight)] = scores.accuracy
                     if best == nil || scores.loss < best!.loss - 1e-9 { best = (weight, scores.loss, scores.accuracy) }
                 }
                 model.randomConvolutionWeight = best!.weight
-                observer?(.note("ensemble: the random-convolution head's share of the probabilities is \(best!.weight), chosen on the validation clips"))
+                result.metrics["validation.windows"] = Double(validationWindows.count)
+                if !inEnsemble {
+                    observer?(.note("ensemble: the random-convolution head's share of the probabilities is \(best!.weight), chosen on the validation clips"))
+                }
                 let ensemble = (loss: best!.loss, accuracy: best!.accuracy)
                 if let accuracy = result.metrics["validation.accuracy"] { result.metrics["validation.networkAccuracy"] = accuracy }
                 result.metrics["validation.loss"] = ensemble.loss
@@ -209,6 +229,29 @@ public struct ActionClassifierTrainer {
             }
         }
         return result
+    }
+
+    /// The head's shares of the mean that validation chooses from.
+    static let headShares: [Float] = [0.5, 0.25, 0.75]
+    static func headShareLossKey(_ share: Float) -> String { "validation.loss.headShare\(share)" }
+    static func headShareAccuracyKey(_ share: Float) -> String { "validation.accuracy.headShare\(share)" }
+
+    /// The head share with the lowest validation loss over every member's validation windows
+    /// (each member's mean window loss weighted by its window count), ties going to the earlier
+    /// share in `headShares`; nil when no member was validated.
+    static func pooledHeadShare(_ memberMetrics: [[String: Double]]) -> (weight: Float, loss: Double)? {
+        var best: (weight: Float, loss: Double)? = nil
+        for weight in headShares {
+            var sum = 0.0, windows = 0.0
+            for metrics in memberMetrics {
+                guard let loss = metrics[headShareLossKey(weight)], let count = metrics["validation.windows"] else { continue }
+                sum += loss * count
+                windows += count
+            }
+            guard windows > 0 else { continue }
+            if best == nil || sum / windows < best!.loss - 1e-9 { best = (weight, sum / windows) }
+        }
+        return best
     }
 
     /// The early-stopping score (higher is better): accuracy with ties broken by lower loss, or minus the loss.
