@@ -24,7 +24,7 @@ enum ActionPeerComparison {
     }
 
     struct Scores {
-        var ensemble = 0.0, network = 0.0, head = 0.0, equalShares = 0.0, seconds = 0.0, firstMember = 0.0
+        var ensemble = 0.0, network = 0.0, head = 0.0, equalShares = 0.0, seconds = 0.0, firstMember = 0.0, secondMember = 0.0
         var minirocket = 0.0, multirocket = 0.0, peerSeconds = 0.0
         var weights: [[Float]] = []
     }
@@ -244,6 +244,10 @@ enum ActionPeerComparison {
                     model.additionalMembers = []
                     total.firstMember += try accuracy(nil)
                     model.additionalMembers = others
+                    if let second = others.first {
+                        total.secondMember += try ActionClassifierEvaluation.evaluate(second, on: split.evaluationDataset,
+                                                                                      exampleIndices: split.test).metrics.accuracy
+                    }
                     if let peer = peers[seed] {
                         total.minirocket += peer.0
                         total.multirocket += peer.1
@@ -256,7 +260,7 @@ enum ActionPeerComparison {
             print("\(title):")
             print("  Coach (defaults)        \(format(total.ensemble / n, 3))   (network alone \(format(total.network / n, 3)), "
                   + "random-convolution head alone \(format(total.head / n, 3)), equal shares \(format(total.equalShares / n, 3)), "
-                  + "first member alone \(format(total.firstMember / n, 3)); \(format(total.seconds / n, 1)) s per model; "
+                  + "first member alone \(format(total.firstMember / n, 3)), second \(format(total.secondMember / n, 3)); \(format(total.seconds / n, 1)) s per model; "
                   + "head shares \(total.weights.map { $0.map { String($0) }.joined(separator: "/") }.joined(separator: " ")))")
             if hasPeer {
                 print("  aeon MiniRocket         \(format(total.minirocket / n, 3))")
