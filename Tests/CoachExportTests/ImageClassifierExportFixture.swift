@@ -1,3 +1,4 @@
+import CoachData
 import CoachModels
 import CoachRuntime
 import CoachTraining
@@ -37,13 +38,25 @@ enum ImageClassifierExportFixture {
         return (url, root.appendingPathComponent("test"))
     }
 
-    /// Real photos to run: one generated test photo per class, and the shared reference photos when present.
+    /// Photos to run: one generated test photo per class; an even blend of the first two, which
+    /// the model cannot be sure of (so some probabilities lie well inside 0…1 without `../shared`);
+    /// and the shared reference photo when present.
     static func photos(in testFolder: URL) throws -> [URL] {
         var result: [URL] = []
         for label in try FileManager.default.contentsOfDirectory(atPath: testFolder.path).sorted() {
             let folder = testFolder.appendingPathComponent(label)
             if let first = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().first {
                 result.append(folder.appendingPathComponent(first))
+            }
+        }
+        if result.count >= 2 {
+            let a = try RGBImage(contentsOf: result[0]), b = try RGBImage(contentsOf: result[1])
+            if a.width == b.width, a.height == b.height {
+                let blend = try RGBImage(width: a.width, height: a.height,
+                                         pixels: zip(a.pixels, b.pixels).map { UInt8((Int($0) + Int($1)) / 2) })
+                let url = testFolder.deletingLastPathComponent().appendingPathComponent("blend.png")
+                try ImageEncoder.pngData(blend).write(to: url)
+                result.append(url)
             }
         }
         let reference = SharedData.root.appendingPathComponent("reference/efficientnet-lite0/images/chelsea.png")
