@@ -25,7 +25,7 @@ struct ActionTrainingOptions: ParsableArguments {
     @Option(help: "Origin of the files' coordinates: top-left (default) or bottom-left (Vision's).")
     var keypointOrigin: String = KeypointOrigin.topLeft.rawValue
 
-    @Option(help: "Augmentations, comma-separated: flip, rotate, translate, scale, jitter, interpolate, drop, occlude; 'all', 'none', or 'default' (interpolate,drop,jitter,scale,rotate,occlude: the ones that keep every action's label; occlude hides joints in about four times as many windows as the data's own detector misses them, none when it misses none).")
+    @Option(help: "Augmentations, comma-separated: flip, rotate, translate, scale, jitter, interpolate, drop, occlude, proportions; 'all', 'none', or 'default' (interpolate,drop,jitter,scale,rotate,occlude: the ones that keep every action's label; occlude hides joints in about four times as many windows as the data's own detector misses them, none when it misses none).")
     var augment: String = "default"
 
     @Option(parsing: .unconditional, help: "The most passes over the training windows (early stopping may end sooner).")

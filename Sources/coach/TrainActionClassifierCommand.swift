@@ -53,6 +53,9 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
           occlude      hide joints for the whole window, a stretch or single
                        frames, in about 4× as many windows as the data's own
                        detector misses keypoints (none when it misses none)
+          proportions  lengthen or shorten each bone by up to ±10% (both sides
+                       alike), as another person's build would (body18 and
+                       hand21 only: other joint sets have no known bones)
 
         Examples:
           coach train action-classifier --annotations throws/annotations.csv \\

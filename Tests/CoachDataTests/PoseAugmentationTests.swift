@@ -238,6 +238,65 @@ final class PoseAugmentationTests: XCTestCase {
         XCTAssertTrue((0.06...0.14).contains(rate), "about 10% of frames dropped, got \(rate)")
     }
 
+    /// `proportions` scales every bone by one factor for the whole window, the same on both sides,
+    /// keeps the skeleton's centre where it was and its undetected joints undetected; a custom
+    /// joint set, whose bones are unknown, is left alone.
+    func testProportionsScaleEachBoneByOneFactorForTheWholeWindow() {
+        let body = JointSet.body18
+        var original = bodyWindow()
+        original.z = original.x.indices.map { Float($0 % 5) * 0.03 }
+        var generator = SeededGenerator(seed: 4)
+        let parents = body.skeletonParents
+        XCTAssertNil(parents[body.index(of: "neck")!], "the neck is the centre")
+        XCTAssertEqual(parents[body.index(of: "leftWrist")!], body.index(of: "leftElbow"))
+        XCTAssertEqual(parents[body.index(of: "rightHip")!], body.index(of: "rightShoulder"))
+        XCTAssertEqual(parents.compactMap { $0 }.count, 17, "every other joint hangs from one")
+        var seenFactors: [Float] = []
+        for _ in 0..<10 {
+            var changed = original
+            augmenter([.proportions]).apply(to: &changed, generator: &generator)
+            XCTAssertEqual(changed.confidence, original.confidence)
+            var factors = [Float?](repeating: nil, count: 18)
+            for t in 0..<original.frameCount {
+                let neck = t * 18 + body.index(of: "neck")!
+                XCTAssertEqual(changed.x[neck], original.x[neck])
+                XCTAssertEqual(changed.z![neck], original.z![neck])
+                for joint in 0..<18 {
+                    guard let parent = parents[joint] else { continue }
+                    let i = t * 18 + joint, p = t * 18 + parent
+                    guard original.confidence[i] > 0, original.confidence[p] > 0 else { continue }
+                    // The new bone is the old one times a factor, in all three coordinates.
+                    let old = SIMD3(original.x[i] - original.x[p], original.y[i] - original.y[p], original.z![i] - original.z![p])
+                    let new = SIMD3(changed.x[i] - changed.x[p], changed.y[i] - changed.y[p], changed.z![i] - changed.z![p])
+                    let factor = (new * old).sum() / (old * old).sum()
+                    XCTAssertEqual(new.x, factor * old.x, accuracy: 1e-5)
+                    XCTAssertEqual(new.y, factor * old.y, accuracy: 1e-5)
+                    XCTAssertEqual(new.z, factor * old.z, accuracy: 1e-5)
+                    XCTAssertTrue((0.9 - 1e-4...1.1 + 1e-4).contains(factor), "\(body.names[joint]): \(factor)")
+                    if let earlier = factors[joint] {
+                        XCTAssertEqual(factor, earlier, accuracy: 1e-4, "one factor for the whole window")
+                    }
+                    factors[joint] = factor
+                }
+            }
+            for (left, right) in [("leftElbow", "rightElbow"), ("leftKnee", "rightKnee"), ("leftEar", "rightEar")] {
+                XCTAssertEqual(factors[body.index(of: left)!]!, factors[body.index(of: right)!]!, accuracy: 1e-4,
+                               "\(left) and \(right): a person's two sides match")
+            }
+            seenFactors += factors.compactMap { $0 }
+        }
+        XCTAssertGreaterThan(seenFactors.max()! - seenFactors.min()!, 0.15, "uses the range")
+
+        // Joints without a known skeleton are left alone, and so is the generator's state after it.
+        let custom = JointSet(names: (0..<18).map { "marker\($0)" })!
+        XCTAssertTrue(custom.skeletonParents.allSatisfy { $0 == nil })
+        var window = original
+        var untouched = generator
+        PoseAugmenter(augmentations: [.proportions], jointSet: custom).apply(to: &window, generator: &generator)
+        XCTAssertEqual(window, original)
+        XCTAssertEqual(generator.next(), untouched.next())
+    }
+
     func testAugmentationsAreSeededAndLeaveWindowsAloneWhenOff() {
         let sampler = PoseWindowSampler(windowLength: 6, frameRate: 30)
         let sequence = tracedSequence(frames: 30, joints: 18)

@@ -24,6 +24,11 @@ public enum PoseAugmentation: String, CaseIterable, Codable, Hashable, Sendable,
     /// (behind the body), others in single frames (missed detections) — as a detector that loses
     /// joints would; the hidden keypoints become undetected. Windows of a single joint are kept.
     case occlude
+    /// Lengthen or shorten each bone of a built-in skeleton (`body18`, `hand21`) by its own
+    /// factor for the whole window — left and right alike — as another person's proportions
+    /// would; whatever hangs from the bone moves with its end. Custom joint sets have no known
+    /// bones and are left as they are.
+    case proportions
 
     /// Parses a short or long augmentation name (case-insensitive; `-` and `_` ignored).
     public init?(name: String) {
@@ -37,6 +42,7 @@ public enum PoseAugmentation: String, CaseIterable, Codable, Hashable, Sendable,
         case "interpolate", "interpolateframes", "timewarp", "speed": self = .interpolateFrames
         case "drop", "dropframes", "framedrop": self = .dropFrames
         case "occlude", "occlusion", "hide", "hidejoints", "dropjoints", "jointdropout": self = .occlude
+        case "proportions", "bones", "bonelength", "bonelengths", "limbs": self = .proportions
         default: return nil
         }
     }

@@ -13,6 +13,11 @@ public struct PoseAugmenter: Hashable, Sendable {
     public var augmentations: Set<PoseAugmentation>
     /// For each joint, the index of its left/right counterpart (`JointSet.mirroredIndices`).
     public var mirroredIndices: [Int]
+    /// For each joint, the joint it hangs from in the skeleton (`JointSet.skeletonParents`); empty
+    /// when the joints have no known skeleton (`proportions` then does nothing).
+    public var skeletonParents: [Int?] = []
+    /// The largest relative change of a bone's length under `proportions` (0.1: 0.9…1.1).
+    public var maximumBoneChange: Float = 0.1
     /// The chance a window is flipped when `horizontalFlip` is on.
     public var flipProbability: Float = 0.5
     /// The largest rotation, in degrees either way (about each axis, for poses with depth).
@@ -40,6 +45,7 @@ public struct PoseAugmenter: Hashable, Sendable {
     public init(augmentations: Set<PoseAugmentation>, jointSet: JointSet) {
         self.augmentations = augmentations
         self.mirroredIndices = jointSet.mirroredIndices
+        self.skeletonParents = jointSet.skeletonParents
     }
 
     /// An augmenter applying `augmentations` to poses whose joint `j` mirrors to `mirroredIndices[j]`.
@@ -71,7 +77,7 @@ public struct PoseAugmenter: Hashable, Sendable {
         return steps
     }
 
-    /// Applies the enabled spatial augmentations (flip, rotate, scale, translate, jitter, occlude —
+    /// Applies the enabled spatial augmentations (flip, proportions, rotate, scale, translate, jitter, occlude —
     /// in that order) to `window`'s detected keypoints; undetected joints and padding stay zero.
     public func apply(to window: inout PoseWindow, generator: inout SeededGenerator) {
         let centre = window.centroid
@@ -83,6 +89,7 @@ public struct PoseAugmenter: Hashable, Sendable {
         if isEnabled(.horizontalFlip), generator.nextBool(probability: flipProbability) {
             flipHorizontally(&window, about: centre.x)
         }
+        if isEnabled(.proportions) { changeProportions(&window, generator: &generator) }
         if isEnabled(.rotate) {
             let angle = generator.nextUniform(-maximumRotationDegrees, maximumRotationDegrees) * .pi / 180
             let c = Foundation.cos(angle), s = Foundation.sin(angle)
@@ -150,6 +157,52 @@ public struct PoseAugmenter: Hashable, Sendable {
     /// natops-small,natops-occluded`).
     public static func occlusionProbability(matching missedShare: Double) -> Float {
         Float(min(1, max(0, 4 * missedShare)))
+    }
+
+    /// Scales each bone of `window` by a factor drawn once for the window (shared by a bone and its
+    /// mirror image): walking out from the skeleton's centre, every joint moves with its parent and
+    /// then along the bone to it. A joint whose parent is undetected in a frame moves with the
+    /// parent's own parent; undetected joints stay zero.
+    func changeProportions(_ window: inout PoseWindow, generator: inout SeededGenerator) {
+        let t = window.frameCount, j = window.jointCount
+        guard skeletonParents.count == j, skeletonParents.contains(where: { $0 != nil }) else { return }
+        var factor = [Float](repeating: 1, count: j)
+        for joint in 0..<j where skeletonParents[joint] != nil {
+            factor[joint] = 1 + generator.nextUniform(-maximumBoneChange, maximumBoneChange)
+        }
+        for joint in 0..<j {
+            let other = mirroredIndices.indices.contains(joint) ? mirroredIndices[joint] : joint
+            if other < joint, skeletonParents[other] != nil { factor[joint] = factor[other] }
+        }
+        // Parents before children: breadth first from the centre, as the parents were found.
+        var order: [Int] = [], depth = [Int](repeating: -1, count: j)
+        func depthOf(_ joint: Int) -> Int {
+            if depth[joint] >= 0 { return depth[joint] }
+            let d = skeletonParents[joint].map { depthOf($0) + 1 } ?? 0
+            depth[joint] = d
+            return d
+        }
+        order = (0..<j).sorted { (depthOf($0), $0) < (depthOf($1), $1) }
+        var dx = [Float](repeating: 0, count: j), dy = dx, dz = dx
+        for frame in 0..<t {
+            let base = frame * j
+            for joint in order {
+                guard let parent = skeletonParents[joint] else { dx[joint] = 0; dy[joint] = 0; dz[joint] = 0; continue }
+                dx[joint] = dx[parent]; dy[joint] = dy[parent]; dz[joint] = dz[parent]
+                let i = base + joint, p = base + parent
+                if window.confidence[i] > 0, window.confidence[p] > 0 {
+                    let stretch = factor[joint] - 1
+                    dx[joint] += stretch * (window.x[i] - window.x[p])
+                    dy[joint] += stretch * (window.y[i] - window.y[p])
+                    if let z = window.z { dz[joint] += stretch * (z[i] - z[p]) }
+                }
+            }
+            for joint in 0..<j where window.confidence[base + joint] > 0 {
+                window.x[base + joint] += dx[joint]
+                window.y[base + joint] += dy[joint]
+                if window.z != nil { window.z![base + joint] += dz[joint] }
+            }
+        }
     }
 
     /// Hides joints of `window` (see `PoseAugmentation.occlude`); a window that would keep no

@@ -79,6 +79,73 @@ public struct JointSet: Hashable, Sendable, CustomStringConvertible {
         mirroredIndices.enumerated().compactMap { i, j in i < j ? (i, j) : nil }
     }
 
+    /// The bones of a built-in layout as joint-index pairs, the end nearer `skeletonCentre` first:
+    /// OpenPose's COCO-18 bones for `body18` (the layout ST-GCN uses; the hips hang from the
+    /// shoulders), each finger from the wrist and the palm's knuckle line for `hand21`; empty for a
+    /// custom set, whose bones are not known.
+    public var bones: [(Int, Int)] {
+        let pairs: [(String, String)]
+        switch kind {
+        case .body18:
+            pairs = [
+                ("nose", "neck"), ("neck", "rightShoulder"), ("rightShoulder", "rightElbow"),
+                ("rightElbow", "rightWrist"), ("neck", "leftShoulder"), ("leftShoulder", "leftElbow"),
+                ("leftElbow", "leftWrist"), ("rightShoulder", "rightHip"), ("rightHip", "rightKnee"),
+                ("rightKnee", "rightAnkle"), ("leftShoulder", "leftHip"), ("leftHip", "leftKnee"),
+                ("leftKnee", "leftAnkle"), ("nose", "rightEye"), ("rightEye", "rightEar"),
+                ("nose", "leftEye"), ("leftEye", "leftEar"),
+            ]
+        case .hand21:
+            var list: [(String, String)] = []
+            for finger in ["thumb", "index", "middle", "ring", "little"] {
+                let names = finger == "thumb" ? ["thumbCMC", "thumbMP", "thumbIP", "thumbTip"]
+                                              : ["\(finger)MCP", "\(finger)PIP", "\(finger)DIP", "\(finger)Tip"]
+                list.append(("wrist", names[0]))
+                for k in 1..<names.count { list.append((names[k - 1], names[k])) }
+            }
+            // The palm's knuckle line, as MediaPipe's hand connections have it.
+            pairs = list + [("indexMCP", "middleMCP"), ("middleMCP", "ringMCP"), ("ringMCP", "littleMCP")]
+        case .custom:
+            pairs = []
+        }
+        return pairs.compactMap { a, b in index(of: a).flatMap { i in index(of: b).map { (i, $0) } } }
+    }
+
+    /// The joint a built-in layout's skeleton is centred on (the neck, the wrist); nil for a custom set.
+    public var skeletonCentre: Int? {
+        switch kind {
+        case .body18: return index(of: "neck")
+        case .hand21: return index(of: "wrist")
+        case .custom: return nil
+        }
+    }
+
+    /// For each joint, the joint it hangs from in the skeleton rooted at `skeletonCentre` (the
+    /// first bone reaching it, breadth first), or nil for the centre, for joints no bone reaches
+    /// and for every joint of a custom set.
+    public var skeletonParents: [Int?] {
+        var parents = [Int?](repeating: nil, count: count)
+        guard let centre = skeletonCentre else { return parents }
+        var neighbours = [[Int]](repeating: [], count: count)
+        for (a, b) in bones {
+            neighbours[a].append(b)
+            neighbours[b].append(a)
+        }
+        var reached = [Bool](repeating: false, count: count)
+        reached[centre] = true
+        var queue = [centre], head = 0
+        while head < queue.count {
+            let joint = queue[head]
+            head += 1
+            for next in neighbours[joint] where !reached[next] {
+                reached[next] = true
+                parents[next] = joint
+                queue.append(next)
+            }
+        }
+        return parents
+    }
+
     /// `body18`, `hand21`, or `custom(a, b, …)`.
     public var description: String {
         kind == .custom ? "custom(\(names.joined(separator: ", ")))" : kind.rawValue

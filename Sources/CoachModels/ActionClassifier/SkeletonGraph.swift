@@ -44,37 +44,12 @@ public struct SkeletonGraph: Hashable, Sendable {
         self.centre = nil
     }
 
-    /// The graph for `jointSet`: the built-in skeleton of `body18` or `hand21`, otherwise fully connected.
+    /// The graph for `jointSet`: the built-in skeleton of `body18` or `hand21` (`JointSet.bones`),
+    /// otherwise fully connected.
     public init(jointSet: JointSet) {
-        func edges(_ pairs: [(String, String)]) -> [Edge] {
-            pairs.compactMap { a, b in
-                guard let i = jointSet.index(of: a), let j = jointSet.index(of: b) else { return nil }
-                return Edge(i, j)
-            }
-        }
-        switch jointSet.kind {
-        case .body18:
-            // OpenPose's COCO-18 bones, the layout ST-GCN uses (hips hang from the shoulders).
-            self.init(jointCount: jointSet.count, edges: edges([
-                ("nose", "neck"), ("neck", "rightShoulder"), ("rightShoulder", "rightElbow"),
-                ("rightElbow", "rightWrist"), ("neck", "leftShoulder"), ("leftShoulder", "leftElbow"),
-                ("leftElbow", "leftWrist"), ("rightShoulder", "rightHip"), ("rightHip", "rightKnee"),
-                ("rightKnee", "rightAnkle"), ("leftShoulder", "leftHip"), ("leftHip", "leftKnee"),
-                ("leftKnee", "leftAnkle"), ("nose", "rightEye"), ("rightEye", "rightEar"),
-                ("nose", "leftEye"), ("leftEye", "leftEar"),
-            ]), centre: jointSet.index(of: "neck") ?? 0)
-        case .hand21:
-            var pairs: [(String, String)] = []
-            for finger in ["thumb", "index", "middle", "ring", "little"] {
-                let names = finger == "thumb" ? ["thumbCMC", "thumbMP", "thumbIP", "thumbTip"]
-                                              : ["\(finger)MCP", "\(finger)PIP", "\(finger)DIP", "\(finger)Tip"]
-                pairs.append(("wrist", names[0]))
-                for k in 1..<names.count { pairs.append((names[k - 1], names[k])) }
-            }
-            // The palm's knuckle line, as MediaPipe's hand connections have it.
-            pairs += [("indexMCP", "middleMCP"), ("middleMCP", "ringMCP"), ("ringMCP", "littleMCP")]
-            self.init(jointCount: jointSet.count, edges: edges(pairs), centre: jointSet.index(of: "wrist") ?? 0)
-        case .custom:
+        if let centre = jointSet.skeletonCentre {
+            self.init(jointCount: jointSet.count, edges: jointSet.bones.map { Edge($0.0, $0.1) }, centre: centre)
+        } else {
             self.init(fullyConnectedJointCount: jointSet.count)
         }
     }
