@@ -95,35 +95,50 @@ public struct LBFGSMinimizer: Sendable {
     }
 
     /// −H·g by the two-loop recursion, with the initial Hessian scaled by sᵀy / yᵀy.
+    ///
+    /// Over raw buffers: indexing nested arrays inside the loops kept them from vectorising and
+    /// made this a quarter of a random-convolution head's fit. Every sum and product is the one
+    /// the plain loops did, in the same order, so the direction is the same bits.
     private func twoLoopDirection(_ gradient: [Float], steps: [[Float]], changes: [[Float]],
                                   curvatures: [Double]) -> [Float] {
         var q = gradient.map(Double.init)
         var alphas = [Double](repeating: 0, count: steps.count)
-        for index in stride(from: steps.count - 1, through: 0, by: -1) {
-            let alpha = Self.dot(steps[index], q) / curvatures[index]
-            alphas[index] = alpha
-            for j in q.indices { q[j] -= alpha * Double(changes[index][j]) }
-        }
-        if let lastChange = changes.last, let lastCurvature = curvatures.last {
-            let scale = lastCurvature / Self.dot(lastChange, lastChange)
-            for j in q.indices { q[j] *= scale }
-        }
-        for index in steps.indices {
-            let beta = Self.dot(changes[index], q) / curvatures[index]
-            for j in q.indices { q[j] += (alphas[index] - beta) * Double(steps[index][j]) }
+        q.withUnsafeMutableBufferPointer { q in
+            for index in stride(from: steps.count - 1, through: 0, by: -1) {
+                let alpha = steps[index].withUnsafeBufferPointer { Self.dot($0, UnsafeBufferPointer(q)) } / curvatures[index]
+                alphas[index] = alpha
+                changes[index].withUnsafeBufferPointer { change in
+                    for j in 0..<q.count { q[j] -= alpha * Double(change[j]) }
+                }
+            }
+            if let lastChange = changes.last, let lastCurvature = curvatures.last {
+                let scale = lastCurvature / Self.dot(lastChange, lastChange)
+                for j in 0..<q.count { q[j] *= scale }
+            }
+            for index in steps.indices {
+                let beta = changes[index].withUnsafeBufferPointer { Self.dot($0, UnsafeBufferPointer(q)) } / curvatures[index]
+                let factor = alphas[index] - beta
+                steps[index].withUnsafeBufferPointer { step in
+                    for j in 0..<q.count { q[j] += factor * Double(step[j]) }
+                }
+            }
         }
         return q.map { Float(-$0) }
     }
 
     static func dot(_ a: [Float], _ b: [Float]) -> Double {
-        var sum = 0.0
-        for index in a.indices { sum += Double(a[index]) * Double(b[index]) }
-        return sum
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                var sum = 0.0
+                for index in 0..<min(a.count, b.count) { sum += Double(a[index]) * Double(b[index]) }
+                return sum
+            }
+        }
     }
 
-    static func dot(_ a: [Float], _ b: [Double]) -> Double {
+    static func dot(_ a: UnsafeBufferPointer<Float>, _ b: UnsafeBufferPointer<Double>) -> Double {
         var sum = 0.0
-        for index in a.indices { sum += Double(a[index]) * b[index] }
+        for index in 0..<min(a.count, b.count) { sum += Double(a[index]) * b[index] }
         return sum
     }
 
