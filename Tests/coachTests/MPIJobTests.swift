@@ -45,9 +45,29 @@ final class MPIJobTests: XCTestCase {
         XCTAssertTrue(plain.standardOutput.contains(expected), plain.standardOutput, file: file, line: line)
     }
 
-    /// Cornhole crops (real photos; FORMATS §1 folders) in `directory`.
+    /// The first `count` photos of a Create ML annotation file, as a file of their own in `folder`
+    /// (the images named by absolute paths, so they are read where they are). The jobs here check
+    /// how ranks share the work and what they write, which a few dozen photos show as well as all.
+    static func firstPhotos(_ count: Int, of annotations: URL, in folder: URL) throws -> URL {
+        let entries = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: annotations)) as? [[String: Any]])
+        let kept = entries.prefix(count).map { entry -> [String: Any] in
+            var entry = entry
+            if let image = entry["image"] as? String, !image.hasPrefix("/") {
+                entry["image"] = annotations.deletingLastPathComponent().appendingPathComponent(image).path
+            }
+            return entry
+        }
+        XCTAssertEqual(kept.count, count)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent("annotations.json")
+        try JSONSerialization.data(withJSONObject: kept).write(to: url)
+        return url
+    }
+
+    /// Cornhole crops (real photos; FORMATS §1 folders) of the first 40 photos in `directory`.
     static func crops(in directory: URL) throws -> URL {
-        let annotations = try SharedData.require("data/cornhole/images/annotations.json")
+        let annotations = try firstPhotos(40, of: SharedData.require("data/cornhole/images/annotations.json"),
+                                          in: directory.appendingPathExtension("annotations"))
         var exporter = DetectionCropExporter()
         exporter.maximumCropsPerLabelPerPhoto = 1
         exporter.backgroundCropsPerPhoto = 1
@@ -211,8 +231,9 @@ final class MPIJobTests: XCTestCase {
 
     func testAKilledRankEndsTheJobAndResumeFinishesIt() throws {
         _ = try Self.mpirun()
-        let annotations = SharedData.repositoryRoot.appendingPathComponent("datasets/cornhole/train/annotations.json")
         let folder = try temporaryDirectory(self)
+        let annotations = try Self.firstPhotos(40, of: SharedData.repositoryRoot.appendingPathComponent("datasets/cornhole/train/annotations.json"),
+                                               in: folder.appendingPathComponent("photos"))
         func arguments(_ output: URL, seed: Int = 1) -> [String] {
             ["train", "object-detector", "--annotations", annotations.path, "--output", output.path, "--views-per-image", "2",
              "--max-iterations", "60", "--seed", "\(seed)"]

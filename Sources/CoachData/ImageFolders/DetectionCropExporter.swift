@@ -42,7 +42,7 @@ public struct DetectionCropExporter {
         var annotations: [Annotation]
     }
 
-    /// Reads `annotations` (images relative to its folder) and writes JPEG crops (quality 95) to
+    /// Reads `annotations` (images relative to its folder, or absolute paths) and writes JPEG crops (quality 95) to
     /// `output/train/<label>/…` and `output/test/<label>/…`.
     public func export(annotations: URL, to output: URL) throws -> Summary {
         let data: Data
@@ -63,8 +63,12 @@ public struct DetectionCropExporter {
         for entry in entries.sorted(by: { $0.image < $1.image }) {
             var photoGenerator = generator.fork()
             let split = trainingPhotos.contains(entry.image) ? "train" : "test"
-            let image = try ImageDecoder.decode(contentsOf: folder.appendingPathComponent(entry.image)).image
-            let stem = (entry.image as NSString).deletingPathExtension.replacingOccurrences(of: "/", with: "_")
+            // Absolute image paths are read where they are, as the Create ML reader does.
+            let absolute = entry.image.hasPrefix("/")
+            let image = try ImageDecoder.decode(contentsOf: absolute ? URL(fileURLWithPath: entry.image)
+                                                                     : folder.appendingPathComponent(entry.image)).image
+            let name = absolute ? (entry.image as NSString).lastPathComponent : entry.image
+            let stem = (name as NSString).deletingPathExtension.replacingOccurrences(of: "/", with: "_")
             let boxes = entry.annotations.map {
                 BoundingBox(centerX: $0.coordinates.x, centerY: $0.coordinates.y, width: $0.coordinates.width, height: $0.coordinates.height)
             }
