@@ -130,7 +130,7 @@ final class ThrowAnalyzerTests: XCTestCase {
     func testGeneratedThrowsOfOtherPeopleAreRecognisedAndTypedInAGame() throws {
         let directory = try temporaryDirectory(self)
         let generator = ThrowDatasetGenerator()
-        let summary = try generator.generateSplits(into: directory, trainingClips: 160, testClips: 60, seed: 11)
+        let summary = try generator.generateSplits(into: directory, trainingClips: 120, testClips: 60, seed: 11)
         let training = try PoseDataset.load(summary.training.annotationFile)
         let test = try PoseDataset.load(summary.test.annotationFile)
         XCTAssertEqual(training.jointSet, .body18)
