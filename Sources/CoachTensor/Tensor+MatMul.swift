@@ -71,6 +71,65 @@ extension Tensor {
         }
     }
 
+    /// `a` [m, k] · `b` [k, n] for a thin `b` (few columns: a classifier's weights), through
+    /// `coach_thin_gemm`: `a` is read straight from its rows instead of being packed first, which
+    /// for a logistic regression's features costs as much as the product. Every element is one
+    /// chain of fused multiply-adds over k in order, so the result is the same bits for any thread
+    /// count and instruction set.
+    public static func thinMatmul(_ a: Tensor, _ b: Tensor) -> Tensor {
+        precondition(a.rank == 2 && b.rank == 2 && a.shape[1] == b.shape[0],
+                     "thinMatmul needs [m, k] · [k, n], got \(a.shape) · \(b.shape)")
+        let m = a.shape[0], k = a.shape[1], n = b.shape[1]
+        return Tensor(shape: [m, n]) { out in
+            guard m > 0, n > 0 else { return }
+            a.withUnsafeBufferPointer { pa in
+                b.withUnsafeBufferPointer { pb in
+                    let pieces = thinPieces(length: m, work: m * k * n, granularity: 4)
+                    parallelFor(pieces) { piece in
+                        let lower = piece * m / pieces, upper = (piece + 1) * m / pieces
+                        coach_thin_gemm(pa.baseAddress!, Int32(k), pb.baseAddress!, Int32(n), out.baseAddress!,
+                                        Int32(lower), Int32(upper - lower))
+                    }
+                }
+            }
+        }
+    }
+
+    /// `a`ᵀ · `r` for `a` [m, k] and a thin `r` [m, n] (a gradient's residuals): [k, n], through
+    /// `coach_thin_gemm_tn_accumulate`, with the same guarantees as `thinMatmul` (each element sums
+    /// over m in order).
+    public static func thinMatmulTransposed(_ a: Tensor, _ r: Tensor) -> Tensor {
+        precondition(a.rank == 2 && r.rank == 2 && a.shape[0] == r.shape[0],
+                     "thinMatmulTransposed needs [m, k]ᵀ · [m, n], got \(a.shape)ᵀ · \(r.shape)")
+        let m = a.shape[0], k = a.shape[1], n = r.shape[1]
+        var sums = [Float](repeating: 0, count: n * k)  // [n, k]: the result transposed
+        a.withUnsafeBufferPointer { pa in
+            r.withUnsafeBufferPointer { pr in
+                sums.withUnsafeMutableBufferPointer { ps in
+                    guard m > 0, k > 0, n > 0 else { return }
+                    // Pieces of whole 16-column blocks of `a` (one cache line of each row).
+                    let blocks = (k + 15) / 16
+                    let pieces = thinPieces(length: blocks, work: m * k * n, granularity: 1)
+                    parallelFor(pieces) { piece in
+                        let lower = piece * blocks / pieces * 16, upper = Swift.min(k, (piece + 1) * blocks / pieces * 16)
+                        coach_thin_gemm_tn_accumulate(pa.baseAddress!, Int32(m), Int32(k), pr.baseAddress!, Int32(n),
+                                                      ps.baseAddress!, Int32(lower), Int32(upper - lower))
+                    }
+                }
+            }
+        }
+        return Tensor(shape: [k, n]) { out in
+            for f in 0..<k { for j in 0..<n { out[f * n + j] = sums[j * k + f] } }
+        }
+    }
+
+    /// Pieces for a thin product over `length` rows or blocks: one below about a million
+    /// multiply-adds, else up to 16 of at least `granularity` each.
+    static func thinPieces(length: Int, work: Int, granularity: Int) -> Int {
+        guard work >= 1 << 20 else { return 1 }
+        return Swift.max(1, Swift.min(16, length / Swift.max(granularity, 1), work >> 20))
+    }
+
     /// Batched matrix product over the leading axis: [B, M, K] · [B, K, N] → [B, M, N].
     ///
     /// Either operand may be rank 2, in which case it is shared by every batch element.

@@ -73,5 +73,18 @@ enum TensorBenchmarks {
             }
             print("depthwise \(k)×\(k) (EfficientNet-Lite0 shapes): \(format(f / s / 1e9, 1)) GFLOP/s")
         }
+
+        // A logistic regression's two products per solver step, features [m, k] and c classes:
+        // logits a·W and gradient aᵀ·R — the random-convolution head's on NATOPS (648 windows) and on
+        // the generated throws (7,796), and the image head's on the cornhole crops.
+        for (m, k, classes, name) in [(648, 10_000, 6, "action head, NATOPS"), (7_796, 10_000, 4, "action head, throws"),
+                                      (522, 1_392, 5, "image head, cornhole crops")] {
+            let a = Tensor.randomNormal([m, k], using: &g), w = Tensor.randomNormal([k, classes], using: &g)
+            let r = Tensor.randomNormal([m, classes], using: &g)
+            let thin = Timing.medianSeconds(samples: 3) { _ = Tensor.thinMatmul(a, w); _ = Tensor.thinMatmulTransposed(a, r) }
+            let blas = Timing.medianSeconds(samples: 3) { _ = Tensor.matmul(a, w); _ = Tensor.matmul(a, r, transposeA: true) }
+            print("logistic-regression step \(m)×\(k), \(classes) classes (\(name)): thin products \(format(thin * 1e3, 2)) ms, "
+                  + "OpenBLAS \(format(blas * 1e3, 2)) ms, ratio \(format(blas / thin, 2))")
+        }
     }
 }

@@ -8,7 +8,9 @@
 /// Every output element is computed by the same sequence of operations whatever the
 /// number of rows in the call, where the row sits in its tile, or which thread runs it:
 /// results never depend on batching or threading (they do depend on the instruction set,
-/// as OpenBLAS's do on its kernels).
+/// as OpenBLAS's do on its kernels). The thin products of the logistic regressions' solver
+/// (`coach_thin_gemm*`) are the exception to both: they serve training, and their AVX2 and
+/// portable kernels give the same bits.
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,6 +74,18 @@ void coach_direct_convolution_row(const float *image, int height, int width, int
 void coach_depthwise_row(const float *image, int height, int width, int channels, int firstChannel, int channelCount,
                          const float *filter, int kernelHeight, int kernelWidth, int strideWidth, int padLeft, int y0,
                          int outputWidth, const float *bias, float lower, float upper, float *output);
+
+/// c[i, j] = Σ_f a[i, f] · b[f, j] for rows i in [firstRow, firstRow + rowCount): a row-major
+/// [m, k], b [k, n] with few columns (a classifier's weights), c [m, n]. Each element is one chain
+/// of fused multiply-adds over f in order from 0, the same bits on every instruction set.
+void coach_thin_gemm(const float *a, int k, const float *b, int n, float *c, int firstRow, int rowCount);
+
+/// sums[j, f] += Σ_i a[i, f] · r[i, j] for f in [firstColumn, firstColumn + columnCount): aᵀ · r
+/// transposed, for `rows` rows of a (row-major, k wide) and of a thin r (n wide); sums is [n, k].
+/// Each element continues one chain of fused multiply-adds over the rows in order, so calls on
+/// successive blocks of rows give the bits of one call on them all, on every instruction set.
+void coach_thin_gemm_tn_accumulate(const float *a, int rows, int k, const float *r, int n, float *sums,
+                                   int firstColumn, int columnCount);
 
 /// A task of a parallel job: `index` in [0, tasks).
 typedef void (*coach_task)(void *context, int index);

@@ -1,0 +1,164 @@
+// Products with a thin operand: a wide matrix A [m, k] (a logistic regression's features) times a
+// matrix of few columns B [k, n] (its weights: one column per class), and Aᵀ times a thin R [m, n]
+// (the gradient's residuals).
+//
+// OpenBLAS packs both operands of every product into its own layout first. With n of 2 to a few
+// dozen, that copy of A costs as much as the product itself, and a solver takes hundreds of these
+// products of the same A. Here A is read once per column chunk, straight from its rows.
+//
+// Every output element is one chain of fused multiply-adds over the reduction index in order,
+// starting from 0 — in the AVX2 kernel as in portable C (`fmaf`) — so results are the same bits
+// whichever instruction set, thread or piece computes them.
+#include "CKernels.h"
+#include "KernelTargets.h"
+
+#include <math.h>
+
+// ---------------------------------------------------------------------------------------------
+// c[i, j] = Σ_f a[i, f] · b[f, j]
+
+static void thin_nn_portable(const float *a, int k, const float *b, int n, float *c, int first, int count) {
+    for (int i = first; i < first + count; i++) {
+        const float *row = a + (long)i * k;
+        for (int j = 0; j < n; j++) {
+            float sum = 0;
+            for (int f = 0; f < k; f++) sum = fmaf(row[f], b[(long)f * n + j], sum);
+            c[(long)i * n + j] = sum;
+        }
+    }
+}
+
+// The first `count` of 8 lanes, as a mask for maskload/maskstore.
+TARGET256 INLINE __m256i lanes256(int count) {
+    const __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(count), index);
+}
+
+// Four rows at a time, 16 columns (two vectors) at a time: eight accumulators.
+TARGET256 static void thin_nn_avx2(const float *a, int k, const float *b, int n, float *c, int first, int count) {
+    for (int j0 = 0; j0 < n; j0 += 16) {
+        int width = n - j0 < 16 ? n - j0 : 16;
+        __m256i mask0 = lanes256(width), mask1 = lanes256(width - 8);
+        int second = width > 8;
+        int i = first, end = first + count;
+        for (; i + 4 <= end; i += 4) {
+            const float *r0 = a + (long)i * k, *r1 = r0 + k, *r2 = r1 + k, *r3 = r2 + k;
+            __m256 s00 = _mm256_setzero_ps(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00, s30 = s00, s31 = s00;
+            const float *w = b + j0;
+            for (int f = 0; f < k; f++, w += n) {
+                __m256 w0 = _mm256_maskload_ps(w, mask0);
+                __m256 w1 = second ? _mm256_maskload_ps(w + 8, mask1) : _mm256_setzero_ps();
+                __m256 x0 = _mm256_broadcast_ss(r0 + f), x1 = _mm256_broadcast_ss(r1 + f);
+                __m256 x2 = _mm256_broadcast_ss(r2 + f), x3 = _mm256_broadcast_ss(r3 + f);
+                s00 = _mm256_fmadd_ps(x0, w0, s00); s01 = _mm256_fmadd_ps(x0, w1, s01);
+                s10 = _mm256_fmadd_ps(x1, w0, s10); s11 = _mm256_fmadd_ps(x1, w1, s11);
+                s20 = _mm256_fmadd_ps(x2, w0, s20); s21 = _mm256_fmadd_ps(x2, w1, s21);
+                s30 = _mm256_fmadd_ps(x3, w0, s30); s31 = _mm256_fmadd_ps(x3, w1, s31);
+            }
+            float *o = c + (long)i * n + j0;
+            _mm256_maskstore_ps(o, mask0, s00); _mm256_maskstore_ps(o + n, mask0, s10);
+            _mm256_maskstore_ps(o + 2 * n, mask0, s20); _mm256_maskstore_ps(o + 3 * n, mask0, s30);
+            if (second) {
+                _mm256_maskstore_ps(o + 8, mask1, s01); _mm256_maskstore_ps(o + n + 8, mask1, s11);
+                _mm256_maskstore_ps(o + 2 * n + 8, mask1, s21); _mm256_maskstore_ps(o + 3 * n + 8, mask1, s31);
+            }
+        }
+        for (; i < end; i++) {
+            const float *r0 = a + (long)i * k;
+            __m256 s0 = _mm256_setzero_ps(), s1 = s0;
+            const float *w = b + j0;
+            for (int f = 0; f < k; f++, w += n) {
+                __m256 x = _mm256_broadcast_ss(r0 + f);
+                s0 = _mm256_fmadd_ps(x, _mm256_maskload_ps(w, mask0), s0);
+                if (second) s1 = _mm256_fmadd_ps(x, _mm256_maskload_ps(w + 8, mask1), s1);
+            }
+            float *o = c + (long)i * n + j0;
+            _mm256_maskstore_ps(o, mask0, s0);
+            if (second) _mm256_maskstore_ps(o + 8, mask1, s1);
+        }
+    }
+}
+
+void coach_thin_gemm(const float *a, int k, const float *b, int n, float *c, int firstRow, int rowCount) {
+    if (rowCount <= 0 || n <= 0) return;
+    if (coach_kernels_isa() >= 1) thin_nn_avx2(a, k, b, n, c, firstRow, rowCount);
+    else thin_nn_portable(a, k, b, n, c, firstRow, rowCount);
+}
+
+// ---------------------------------------------------------------------------------------------
+// sums[j, f] += Σ_i a[i, f] · r[i, j]: aᵀ · r, transposed (lanes along a's columns), accumulated
+// over calls on successive blocks of rows
+
+static void thin_tn_portable(const float *a, int rows, int k, const float *r, int n, float *sums, int first, int count) {
+    for (int i = 0; i < rows; i++) {
+        for (int j = 0; j < n; j++) {
+            float v = r[(long)i * n + j];
+            float *t = sums + (long)j * k;
+            for (int f = first; f < first + count; f++) t[f] = fmaf(a[(long)i * k + f], v, t[f]);
+        }
+    }
+}
+
+// Rows of a are taken THIN_TN_ROWS at a time, so the loads of a run along those rows (a
+// stride of k between rows for every vector would miss the cache and the TLB on each one). For each
+// block of rows, sixteen columns of a (two vectors: one cache line of each row) meet up to six
+// columns of r in twelve accumulators, loaded from and stored back to `sums`; the rows still reach
+// every element in order. 64 rows, and a prefetch 128 floats ahead along each row: on a 2-core AMD
+// EPYC (AVX2) the product for 7,796 × 10,000 features and 4 classes took 27 ms, against 39 ms with
+// 32 rows and no prefetch and 47 ms for OpenBLAS's sgemm.
+#define THIN_TN_ROWS 64
+#define THIN_TN_AHEAD 128
+
+// One block of rows against `columns` (a constant once inlined, so the accumulators stay in
+// registers) columns of r: sixteen columns of a from `x`, the sums at `sums` (row stride `stride`).
+TARGET256 INLINE void thin_tn_block(const float *x, const float *y, int rows, int k, int n, __m256i mask0,
+                                    __m256i mask1, float *sums, long stride, const int columns) {
+    __m256 s[6][2];
+    for (int j = 0; j < columns; j++) {
+        s[j][0] = _mm256_maskload_ps(sums + j * stride, mask0);
+        s[j][1] = _mm256_maskload_ps(sums + j * stride + 8, mask1);
+    }
+    for (int i = 0; i < rows; i++, x += k, y += n) {
+        _mm_prefetch((const char *)(x + THIN_TN_AHEAD), _MM_HINT_T0);
+        __m256 x0 = _mm256_maskload_ps(x, mask0), x1 = _mm256_maskload_ps(x + 8, mask1);
+        for (int j = 0; j < columns; j++) {
+            __m256 v = _mm256_broadcast_ss(y + j);
+            s[j][0] = _mm256_fmadd_ps(x0, v, s[j][0]);
+            s[j][1] = _mm256_fmadd_ps(x1, v, s[j][1]);
+        }
+    }
+    for (int j = 0; j < columns; j++) {
+        _mm256_maskstore_ps(sums + j * stride, mask0, s[j][0]);
+        _mm256_maskstore_ps(sums + j * stride + 8, mask1, s[j][1]);
+    }
+}
+
+TARGET256 static void thin_tn_avx2(const float *a, int m, int k, const float *r, int n, float *sums, int first, int count) {
+    for (int i0 = 0; i0 < m; i0 += THIN_TN_ROWS) {
+        int rows = m - i0 < THIN_TN_ROWS ? m - i0 : THIN_TN_ROWS;
+        for (int f = first; f < first + count; f += 16) {
+            int width = first + count - f < 16 ? first + count - f : 16;
+            __m256i mask0 = lanes256(width), mask1 = lanes256(width - 8);
+            const float *x = a + (long)i0 * k + f;
+            for (int j0 = 0; j0 < n; j0 += 6) {
+                const float *y = r + (long)i0 * n + j0;
+                float *t = sums + (long)j0 * k + f;
+                switch (n - j0 < 6 ? n - j0 : 6) {
+                case 1: thin_tn_block(x, y, rows, k, n, mask0, mask1, t, k, 1); break;
+                case 2: thin_tn_block(x, y, rows, k, n, mask0, mask1, t, k, 2); break;
+                case 3: thin_tn_block(x, y, rows, k, n, mask0, mask1, t, k, 3); break;
+                case 4: thin_tn_block(x, y, rows, k, n, mask0, mask1, t, k, 4); break;
+                case 5: thin_tn_block(x, y, rows, k, n, mask0, mask1, t, k, 5); break;
+                default: thin_tn_block(x, y, rows, k, n, mask0, mask1, t, k, 6); break;
+                }
+            }
+        }
+    }
+}
+
+void coach_thin_gemm_tn_accumulate(const float *a, int rows, int k, const float *r, int n, float *sums,
+                                   int firstColumn, int columnCount) {
+    if (rows <= 0 || columnCount <= 0 || n <= 0) return;
+    if (coach_kernels_isa() >= 1) thin_tn_avx2(a, rows, k, r, n, sums, firstColumn, columnCount);
+    else thin_tn_portable(a, rows, k, r, n, sums, firstColumn, columnCount);
+}
