@@ -25,8 +25,8 @@ public struct SoftmaxRegression: Sendable {
         /// [classes].
         public var bias: Tensor
 
-        /// Class logits [N, C] for features [N, D].
-        public func logits(_ features: Tensor) -> Tensor { Tensor.matmul(features, weight) + bias }
+        /// Class logits [N, C] for features [N, D] (a thin product: `weight` has a column per class).
+        public func logits(_ features: Tensor) -> Tensor { Tensor.thinMatmul(features, weight) + bias }
     }
 
     /// The objective's value (data loss + penalty), the data loss alone, and the gradient
@@ -60,7 +60,7 @@ public struct SoftmaxRegression: Sendable {
                 residual[row * classCount + label] -= 1
                 for c in 0..<classCount { residual[row * classCount + c] *= weight * scale }
             }
-            let weightGradient = Tensor.matmul(block, Tensor(shape: [n, classCount], scalars: residual), transposeA: true)
+            let weightGradient = Tensor.thinMatmulTransposed(block, Tensor(shape: [n, classCount], scalars: residual))
             for index in gradient.indices { gradient[index] += weightGradient.scalars[index] }
             for row in 0..<n { for c in 0..<classCount { biasGradient[c] += residual[row * classCount + c] } }
             first += n
