@@ -7,7 +7,7 @@ import Foundation
 /// methods here rather than the standard library's `shuffle(using:)` or
 /// `random(in:using:)`, whose algorithms are not guaranteed to stay the same.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var s0, s1, s2, s3: UInt64
+    @usableFromInline var s0, s1, s2, s3: UInt64
 
     /// A generator whose whole sequence is determined by `seed`.
     public init(seed: UInt64) {
@@ -23,6 +23,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 
     /// The next 64 random bits.
+    @inlinable
     public mutating func next() -> UInt64 {
         let result = ((s1 &* 5) << 7 | (s1 &* 5) >> 57) &* 9
         let t = s1 << 17
@@ -36,6 +37,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     public mutating func fork() -> SeededGenerator { SeededGenerator(seed: next()) }
 
     /// A uniform float in [0, 1) with 24 random bits.
+    @inlinable
     public mutating func nextUniform() -> Float { Float(next() >> 40) * 0x1p-24 }
 
     /// A uniform float in [lower, upper).

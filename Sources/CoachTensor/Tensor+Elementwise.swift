@@ -109,10 +109,35 @@ extension Tensor {
         }
     }
 
-    public static func + (a: Tensor, b: Tensor) -> Tensor { zip(a, b, +) }
-    public static func - (a: Tensor, b: Tensor) -> Tensor { zip(a, b, -) }
-    public static func * (a: Tensor, b: Tensor) -> Tensor { zip(a, b, *) }
-    public static func / (a: Tensor, b: Tensor) -> Tensor { zip(a, b, /) }
+    public static func + (a: Tensor, b: Tensor) -> Tensor { arithmetic(a, b, +) }
+    public static func - (a: Tensor, b: Tensor) -> Tensor { arithmetic(a, b, -) }
+    public static func * (a: Tensor, b: Tensor) -> Tensor { arithmetic(a, b, *) }
+    public static func / (a: Tensor, b: Tensor) -> Tensor { arithmetic(a, b, /) }
+
+    /// `zip` for the arithmetic operators, whose `op` is pure: large same-shape operands are split
+    /// into blocks run on the compute threads (each element is the same operation on any number).
+    @inline(__always)
+    static func arithmetic(_ a: Tensor, _ b: Tensor, _ op: (Float, Float) -> Float) -> Tensor {
+        guard a.shape == b.shape, a.count >= 2 * elementwiseBlockSize else { return zip(a, b, op) }
+        return Tensor(shape: a.shape) { out in
+            a.scalars.withUnsafeBufferPointer { pa in
+                b.scalars.withUnsafeBufferPointer { pb in
+                    forEachBlock(out.count) { range in for i in range { out[i] = op(pa[i], pb[i]) } }
+                }
+            }
+        }
+    }
+
+    /// `map` for a pure `op`, in blocks on the compute threads when the tensor is large.
+    @inline(__always)
+    func pureMap(_ op: (Float) -> Float) -> Tensor {
+        Tensor(shape: shape) { out in
+            scalars.withUnsafeBufferPointer { p in
+                forEachBlock(out.count) { range in for i in range { out[i] = op(p[i]) } }
+            }
+        }
+    }
+
     public static func + (a: Tensor, b: Float) -> Tensor { a.map { $0 + b } }
     public static func - (a: Tensor, b: Float) -> Tensor { a.map { $0 - b } }
     public static func * (a: Tensor, b: Float) -> Tensor { a.map { $0 * b } }
@@ -153,9 +178,9 @@ extension Tensor {
     /// Logistic sigmoid 1 / (1 + e^−x), computed stably.
     public func sigmoid() -> Tensor { map(Tensor.sigmoid) }
     /// max(x, 0).
-    public func relu() -> Tensor { map { Swift.max($0, 0) } }
+    public func relu() -> Tensor { pureMap { Swift.max($0, 0) } }
     /// min(max(x, 0), 6).
-    public func relu6() -> Tensor { map { Swift.min(Swift.max($0, 0), 6) } }
+    public func relu6() -> Tensor { pureMap { Swift.min(Swift.max($0, 0), 6) } }
     /// x clamped to [lower, upper].
     public func clamped(to lower: Float, _ upper: Float) -> Tensor {
         map { Swift.min(Swift.max($0, lower), upper) }

@@ -238,6 +238,22 @@ public enum ComputeThreads {
     }
 }
 
+/// Elements per job of `forEachBlock`: large enough that handing a block to a thread costs little.
+public let elementwiseBlockSize = 1 << 15
+
+/// Runs `body` over 0..<count cut into blocks of `elementwiseBlockSize`, in parallel when there are
+/// two or more. For element-by-element work (copies, pure maps), whose results cannot depend on
+/// which thread computes which block.
+@inlinable
+public func forEachBlock(_ count: Int, _ body: (Range<Int>) -> Void) {
+    let blocks = (count + elementwiseBlockSize - 1) / elementwiseBlockSize
+    if blocks <= 1 { if count > 0 { body(0..<count) }; return }
+    parallelFor(blocks) { block in
+        let lower = block * elementwiseBlockSize
+        body(lower..<Swift.min(lower + elementwiseBlockSize, count))
+    }
+}
+
 /// Runs `body(i)` for i in 0..<iterations on up to `ComputeThreads.count` threads, which take
 /// the indices one at a time. Jobs below `minimumWork` iterations, jobs started inside another
 /// job or inside `ComputeThreads.forEachWorker`, and jobs that find the pool busy with another

@@ -36,17 +36,41 @@ extension Tensor {
         if rank == 0 { if out.count > 0 { out[0] = source[base] }; return }
         if out.isEmpty { return }
         let innerCount = shape[rank - 1]
+        let rows = out.count / innerCount
+        // Large copies are split into blocks of whole rows, one per job: a copy is the same bits
+        // on any number of threads.
+        let rowsPerBlock = Swift.max(1, elementwiseBlockSize / innerCount)
+        let blocks = (rows + rowsPerBlock - 1) / rowsPerBlock
+        parallelFor(blocks) { block in
+            let first = block * rowsPerBlock
+            gatherRows(first..<Swift.min(first + rowsPerBlock, rows), shape: shape, strides: strides, base: base,
+                       source: source, into: out)
+        }
+    }
+
+    /// Rows `range` (rows of the last axis, in row-major order) of `gather`'s copy.
+    private static func gatherRows(_ range: Range<Int>, shape: [Int], strides: [Int], base: Int,
+                                   source: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {
+        let rank = shape.count
+        let innerCount = shape[rank - 1]
         let innerStride = strides[rank - 1]
+        // The outer index of the first row, and its offset in the source.
         var index = [Int](repeating: 0, count: rank)
         var offset = base
-        var o = 0
-        let rows = out.count / innerCount
-        for _ in 0..<rows {
+        var remainder = range.lowerBound
+        for axis in stride(from: rank - 2, through: 0, by: -1) {
+            index[axis] = remainder % shape[axis]
+            remainder /= shape[axis]
+            offset += index[axis] * strides[axis]
+        }
+        guard let sourceBase = source.baseAddress, let outBase = out.baseAddress else { return }
+        var o = range.lowerBound * innerCount
+        for _ in range {
             if innerStride == 1 {
-                for j in 0..<innerCount { out[o + j] = source[offset + j] }
+                (outBase + o).update(from: sourceBase + offset, count: innerCount)
             } else {
                 var s = offset
-                for j in 0..<innerCount { out[o + j] = source[s]; s += innerStride }
+                for j in 0..<innerCount { outBase[o + j] = sourceBase[s]; s += innerStride }
             }
             o += innerCount
             // advance the outer index

@@ -54,10 +54,12 @@ public final class Dropout: Module {
     public func callAsFunction(_ x: Variable) -> Variable {
         guard x.tape.mode == .training, rate > 0 else { return x }
         let keep = 1 - rate
-        var mask = Tensor.zeros(x.shape)
-        mask.withUnsafeMutableBufferPointer { p in
-            for i in 0..<p.count { p[i] = x.tape.generator.nextUniform() < keep ? 1 / keep : 0 }
+        // The mask draws one uniform per element, in order, from a local copy of the tape's generator.
+        var generator = x.tape.generator
+        let mask = Tensor(shape: x.shape) { p in
+            for i in 0..<p.count { p[i] = generator.nextUniform() < keep ? 1 / keep : 0 }
         }
+        x.tape.generator = generator
         return x * mask
     }
 }

@@ -162,17 +162,24 @@ public enum ChannelKernels {
                                        batchStatistics: Bool) -> [Tensor?] {
         let count = rows * c
         // ĝ: the gradient before the activation.
-        var masked = g.scalars
+        var masked: [Float]
         switch activation {
         case .none:
-            break
+            masked = g.scalars
         case .relu:
-            y.withUnsafeBufferPointer { py in
-                masked.withUnsafeMutableBufferPointer { pm in
-                    for i in 0..<count where py[i] <= 0 { pm[i] = 0 }
+            // ĝ = g where the output is positive, else 0 (in parallel chunks).
+            masked = [Float](unsafeUninitializedCapacity: count) { pm, initialized in
+                g.withUnsafeBufferPointer { pg in
+                    y.withUnsafeBufferPointer { py in
+                        forEachChunk(rows: rows, chunks: chunkCount(rows: rows, channels: c)) { _, first, n in
+                            for i in (first * c)..<((first + n) * c) { pm[i] = py[i] <= 0 ? 0 : pg[i] }
+                        }
+                    }
                 }
+                initialized = count
             }
         case .swish:
+            masked = g.scalars
             normalized.withUnsafeBufferPointer { pn in
                 masked.withUnsafeMutableBufferPointer { pm in
                     forEachChunk(rows: rows, chunks: chunkCount(rows: rows, channels: c)) { _, first, n in

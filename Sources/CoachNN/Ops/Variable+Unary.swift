@@ -11,7 +11,9 @@ extension Variable {
                 g.withUnsafeBufferPointer { pg in
                     x.withUnsafeBufferPointer { px in
                         forward.withUnsafeBufferPointer { py in
-                            for i in 0..<out.count { out[i] = pg[i] * derivative(px[i], py[i]) }
+                            forEachBlock(out.count) { range in
+                                for i in range { out[i] = pg[i] * derivative(px[i], py[i]) }
+                            }
                         }
                     }
                 }
