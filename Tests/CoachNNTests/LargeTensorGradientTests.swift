@@ -5,20 +5,11 @@ import XCTest
 /// Layers on tensors large enough for their element-by-element passes to be cut into blocks for
 /// the compute threads: on any number of threads they give what their definitions give.
 final class LargeTensorGradientTests: XCTestCase {
-    private func onEveryThreadCount(_ body: (Int) -> Void) {
-        let original = ComputeThreads.count
-        defer { ComputeThreads.set(original) }
-        for threads in [1, 2, 3] {
-            ComputeThreads.set(threads)
-            body(threads)
-        }
-    }
-
     func testReLUPassesTheGradientWhereItsInputIsPositive() {
         var generator = SeededGenerator(seed: 5)
         let x = Tensor.randomNormal([4, 40_000], using: &generator)
         let g = Tensor.randomNormal([4, 40_000], using: &generator)
-        onEveryThreadCount { threads in
+        forEachThreadCount { threads in
             let tape = Tape()
             let input = tape.variable(x)
             let gradient = tape.gradients(of: input.relu(), seed: g)[input]
@@ -33,7 +24,7 @@ final class LargeTensorGradientTests: XCTestCase {
         var generator = SeededGenerator(seed: 6)
         let x = Tensor.randomNormal([4096, 32], mean: 0.3, standardDeviation: 2, using: &generator)
         let g = Tensor.randomNormal([4096, 32], using: &generator)
-        onEveryThreadCount { threads in
+        forEachThreadCount { threads in
             let fusedTape = Tape(), separateTape = Tape()
             let fusedInput = fusedTape.variable(x), separateInput = separateTape.variable(x)
             let fused = BatchNorm(featureCount: 32, relu: true)(fusedInput)

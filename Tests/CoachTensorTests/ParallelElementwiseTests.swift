@@ -6,15 +6,6 @@ import XCTest
 /// for the compute threads (`forEachBlock`) give, on any number of threads, exactly what their
 /// definitions give element by element.
 final class ParallelElementwiseTests: XCTestCase {
-    private func onEveryThreadCount(_ body: (Int) -> Void) {
-        let original = ComputeThreads.count
-        defer { ComputeThreads.set(original) }
-        for threads in [1, 2, 3] {
-            ComputeThreads.set(threads)
-            body(threads)
-        }
-    }
-
     /// The flat input index of every output element of `shape` read through `strides`.
     private func sourceIndex(_ flat: Int, shape: [Int], strides: [Int]) -> Int {
         var remainder = flat, index = 0
@@ -32,7 +23,7 @@ final class ParallelElementwiseTests: XCTestCase {
         let t = Tensor.randomNormal(shape, using: &generator)
         let strides = [45 * 18 * 33, 18 * 33, 33, 1]
         XCTAssertGreaterThan(t.count, 4 * elementwiseBlockSize)
-        onEveryThreadCount { threads in
+        forEachThreadCount { threads in
             // The last case reads its rows with a stride (the innermost axis moves).
             for permutation in [[2, 0, 1, 3], [1, 0, 3, 2], [3, 2, 1, 0]] {
                 let p = t.permuted(permutation)
@@ -65,7 +56,7 @@ final class ParallelElementwiseTests: XCTestCase {
             ("relu", { a.relu() }, { max(a.scalars[$0], 0) }),
             ("relu6", { a.relu6() }, { min(max(a.scalars[$0], 0), 6) }),
         ]
-        onEveryThreadCount { threads in
+        forEachThreadCount { threads in
             for (name, compute, definition) in cases {
                 let result = compute()
                 XCTAssertEqual(result.shape, a.shape)
