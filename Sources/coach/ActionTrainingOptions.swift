@@ -37,7 +37,7 @@ struct ActionTrainingOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "AdamW's peak learning rate.")
     var learningRate: Float = ActionClassifierTrainingConfiguration().learningRate
 
-    @Option(parsing: .unconditional, help: "Fraction of each class held out for validation and early stopping (0 turns both off).")
+    @Option(parsing: .unconditional, help: "Fraction of each class held out for validation and early stopping, whole clips at a time (0 turns both off).")
     var validationFraction: Double = ActionClassifierTrainingConfiguration().validationFraction
 
     @Option(parsing: .unconditional, help: "Iterations without a better validation score before stopping.")

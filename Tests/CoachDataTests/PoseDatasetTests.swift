@@ -67,6 +67,54 @@ final class PoseDatasetTests: XCTestCase {
         XCTAssertEqual(PoseDatasetSplit.testCount(classSize: 5, testFraction: 0), 0)
     }
 
+    func testGroupedSplitKeepsEveryClipOnOneSide() {
+        // 40 clips: each has one or two background segments, and every second clip one throw
+        // ("over" or "under", alternating) between them.
+        var labels: [String] = [], groups: [Int] = []
+        for clip in 0..<40 {
+            let segments = clip % 2 == 0 ? ["none", clip % 4 == 0 ? "over" : "under", "none"] : ["none"]
+            for label in segments { labels.append(label); groups.append(clip) }
+        }
+        var generator = SeededGenerator(seed: 3)
+        let split = PoseDatasetSplit.stratified(labels: labels, groups: groups, testFraction: 0.25, generator: &generator)
+        XCTAssertEqual(Set(split.trainIndices).union(split.testIndices), Set(labels.indices))
+        let heldClips = Set(split.testIndices.map { groups[$0] }), trainingClips = Set(split.trainIndices.map { groups[$0] })
+        XCTAssertTrue(heldClips.isDisjoint(with: trainingClips), "a clip on both sides")
+        // Strata: the 10 "over" clips, the 10 "under" clips and the 20 background-only clips; ⌈n/4⌉ of each.
+        let held = PoseClasses.counts(of: split.testIndices.map { labels[$0] })
+        XCTAssertEqual(held["over"], 3)
+        XCTAssertEqual(held["under"], 3)
+        XCTAssertEqual(held["none"], 2 * 6 + 5, "the throw clips' background segments go with them")
+        var same = SeededGenerator(seed: 3)
+        XCTAssertEqual(PoseDatasetSplit.stratified(labels: labels, groups: groups, testFraction: 0.25, generator: &same), split)
+
+        // One item per group: the plain stratified split, drawing the same numbers.
+        var a = SeededGenerator(seed: 9), b = SeededGenerator(seed: 9)
+        let singles = PoseDatasetSplit.stratified(labels: labels, groups: Array(labels.indices.reversed()), testFraction: 0.25, generator: &a)
+        XCTAssertEqual(singles, PoseDatasetSplit.stratified(labels: labels, testFraction: 0.25, generator: &b))
+        XCTAssertEqual(a.next(), b.next())
+
+        // A class that is never a clip's rarest label keeps training items: here every clip holds
+        // "rare" and "common", so whichever clips are held out, "common" is also in training.
+        let pairs = (0..<6).flatMap { _ in ["rare", "common", "common"] }
+        let pairGroups = (0..<6).flatMap { [$0, $0, $0] }
+        var g = SeededGenerator(seed: 1)
+        let pairSplit = PoseDatasetSplit.stratified(labels: pairs, groups: pairGroups, testFraction: 0.5, generator: &g)
+        XCTAssertEqual(PoseClasses.counts(of: pairSplit.testIndices.map { pairs[$0] }), ["rare": 3, "common": 6])
+        XCTAssertEqual(PoseClasses.counts(of: pairSplit.trainIndices.map { pairs[$0] }), ["rare": 3, "common": 6])
+
+        // "y" lives in one clip whose stratum is "x" (a tie broken by name): when that clip is
+        // drawn for holding out, it goes back to training rather than leave "y" unseen.
+        var heldY = 0
+        for seed in 0..<20 {
+            var s = SeededGenerator(seed: UInt64(seed))
+            let tie = PoseDatasetSplit.stratified(labels: ["x", "x", "y", "y"], groups: [0, 1, 1, 1], testFraction: 0.5, generator: &s)
+            XCTAssertEqual(tie.trainIndices.filter { $0 >= 2 }, [2, 3], "seed \(seed)")
+            heldY += tie.testIndices.isEmpty ? 1 : 0
+        }
+        XCTAssertGreaterThan(heldY, 0, "some seed draws the clip with \"y\"")
+    }
+
     func testBackgroundLabelDetection() {
         XCTAssertEqual(PoseClasses.backgroundLabel(among: ["jump", "NONE", "run"]), "NONE")
         XCTAssertEqual(PoseClasses.backgroundLabel(among: ["Negative", "other"]), "other", "preference follows the conventional order")

@@ -7,8 +7,8 @@ import Foundation
 public typealias ActionClassifierTrainingResult = PoseClassifierTrainingResult<ActionClassifierModel, ActionClassifierTrainingConfiguration>
 
 /// Trains an action classifier: windows cut from annotated segments (augmented), AdamW with a
-/// warm-up and cosine decay, class weights for imbalance, a stratified validation split with early
-/// stopping (the best weights are restored), progress events with windows/s and ETA, and a
+/// warm-up and cosine decay, class weights for imbalance, a stratified validation split of whole clips
+/// with early stopping (the best weights are restored), progress events with windows/s and ETA, and a
 /// checkpoint after every iteration that `resume` continues from.
 ///
 /// Every random choice flows from `configuration.seed`: the same data and configuration give
@@ -130,11 +130,12 @@ public struct ActionClassifierTrainer {
         let iterationSeedBase = root.next()
         let headSeed = root.next()
 
-        // Validation split (stratified, seeded).
+        // Validation split (stratified, seeded), whole clips on one side: validation segments
+        // come from recordings the network never trained on, as new data will.
         var trainingItems = Array(examples.indices), validationItems: [Int] = []
         if config.validationFraction > 0 {
-            let split = PoseDatasetSplit.stratified(labels: examples.map(\.label), testFraction: config.validationFraction,
-                                                    generator: &splitGenerator)
+            let split = PoseDatasetSplit.stratified(labels: examples.map(\.label), groups: examples.map(\.clipIndex),
+                                                    testFraction: config.validationFraction, generator: &splitGenerator)
             if !split.testIndices.isEmpty {
                 trainingItems = split.trainIndices
                 validationItems = split.testIndices
