@@ -56,4 +56,16 @@ final class LargeTensorGradientTests: XCTestCase {
         XCTAssertEqual(mismatches, 0)
         XCTAssertEqual(tape.generator.next(), reference.next(), "the tape's generator continues after the mask's draws")
     }
+
+    /// Dropout tests the integer draw against a bound instead of converting it to a float: the
+    /// two tests agree on the draws next to the bound, where an off-by-one would show, for keep
+    /// fractions whose bound is a whole number (1/2, 3/4) and ones whose bound is not.
+    func testDropoutsIntegerBoundKeepsTheDrawsTheUniformComparisonKeeps() {
+        for keep: Float in [0.5, 0.75, 0.7, 0.8, 0.9, 0.95, 1.0 / 3, 0.999] {
+            let bound = Dropout.threshold(keeping: keep)
+            for draw in (bound - 3)...(bound + 3) {
+                XCTAssertEqual(draw < bound, Float(draw) * 0x1p-24 < keep, "keep \(keep), draw \(draw), bound \(bound)")
+            }
+        }
+    }
 }

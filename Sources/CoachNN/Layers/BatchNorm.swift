@@ -56,12 +56,28 @@ public final class Dropout: Module {
         let keep = 1 - rate
         // The mask draws one uniform per element, in order, from a local copy of the tape's generator.
         var generator = x.tape.generator
+        let threshold = Dropout.threshold(keeping: keep), scale = 1 / keep
         let mask = Tensor(shape: x.shape) { p in
-            for i in 0..<p.count { p[i] = generator.nextUniform() < keep ? 1 / keep : 0 }
+            guard let base = p.baseAddress else { return }
+            // A local copy stays in registers (the captured one is loaded and stored at every draw),
+            // and the mask is chosen without a branch, which would be mispredicted at every dropped
+            // element: the borrow of draw − bound is 1 exactly when the draw is below the bound.
+            var local = generator
+            let scaleBits = scale.bitPattern
+            for i in 0..<p.count {
+                let kept = (local.next() >> 40 &- threshold) >> 63
+                base[i] = Float(bitPattern: scaleBits & UInt32(truncatingIfNeeded: 0 &- kept))
+            }
+            generator = local
         }
         x.tape.generator = generator
         return x * mask
     }
+
+    /// The bound t with `next() >> 40 < t` exactly when `nextUniform() < keep`: that compares
+    /// u · 2⁻²⁴ with keep for the 24-bit integer u = next() >> 40, which is u < keep · 2²⁴ (both
+    /// sides exact in Float), so the mask is the same without converting each draw to a float.
+    public static func threshold(keeping keep: Float) -> UInt64 { UInt64((keep * 0x1p24).rounded(.up)) }
 }
 
 /// Layer normalisation over the last axis with learned scale and offset.
