@@ -25,6 +25,10 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
         A dataset report comes first, then progress (windows/s, ETA) and one
         line per iteration; early stopping keeps the best validation weights.
 
+        Joints named as body18's or hand21's, at least half of that set and no
+        other names, are that set with the rest never detected (sports
+        annotations without neck, eyes or ears; depth-sensor skeletons).
+
         The model is an ensemble: each member is a network (a graph network for
         body18 and hand21 joints, a temporal one for custom joints) and a
         random-convolution head (MiniRocket's transform and a logistic

@@ -30,6 +30,30 @@ final class PoseClipCSVTests: XCTestCase {
         XCTAssertEqual(clip.endTime, 0.12, accuracy: 1e-12, "last frame + median step")
     }
 
+    /// A body18 clip without eye and ear columns is body18 with those joints never detected:
+    /// the same clip as one whose eye and ear cells are empty.
+    func testBody18WithoutEyeAndEarColumnsIsBody18() throws {
+        let folder = try temporaryDirectory(self)
+        let present = JointSet.body18.names.prefix(14), absent = JointSet.body18.names.suffix(4)
+        func row(_ frame: Int, empty: Bool) -> String {
+            var cells = present.indices.map { j in "\(frame).\(j),\(j).\(frame),\(-j)" }
+            if empty { cells += absent.map { _ in ",," } }  // three empty cells per joint
+            return cells.joined(separator: ",")
+        }
+        let header = present.map { "\($0)_x,\($0)_y,\($0)_z" }.joined(separator: ",")
+        let without = try writePoseFixture(folder, "without.csv", ([header] + (0..<3).map { row($0, empty: false) }).joined(separator: "\n") + "\n")
+        let withEmpty = try writePoseFixture(folder, "empty.csv", ([header + "," + absent.map { "\($0)_x,\($0)_y,\($0)_z" }.joined(separator: ",")]
+            + (0..<3).map { row($0, empty: true) }).joined(separator: "\n") + "\n")
+        let clip = try PoseClipReader.read(without)
+        XCTAssertEqual(clip.jointSet, JointSet.body18)
+        XCTAssertTrue(clip.hasDepth)
+        for frame in clip.frames {
+            XCTAssertEqual(frame.keypoints.suffix(4).compactMap { $0 }.count, 0, "eyes and ears never detected")
+        }
+        XCTAssertEqual(clip.frames[2].keypoints[JointSet.body18.index(of: "leftAnkle")!], Keypoint(x: 2.13, y: 13.2, z: -13, confidence: 1))
+        XCTAssertEqual(clip.frames.map(\.keypoints), try PoseClipReader.read(withEmpty).frames.map(\.keypoints))
+    }
+
     func testNoTimeUsesFrameRateAndFrameColumn() throws {
         let folder = try temporaryDirectory(self)
         let plain = try writePoseFixture(folder, "plain.csv", "a_x,a_y\n1,2\n3,4\n5,6\n")

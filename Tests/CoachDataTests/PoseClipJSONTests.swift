@@ -44,6 +44,22 @@ final class PoseClipJSONTests: XCTestCase {
         }
     }
 
+    /// Thirteen body18 joints (no neck, eyes or ears), as sports annotations have them: body18
+    /// with the other five never detected.
+    func testBody18SubsetIsBody18() throws {
+        let folder = try temporaryDirectory(self)
+        let names = JointSet.body18.names.filter { !["neck", "rightEye", "leftEye", "rightEar", "leftEar"].contains($0) }
+        let keypoints = names.indices.map { "[\($0), 0, 1]" }.joined(separator: ",")
+        let file = try writePoseFixture(folder, "thirteen.json", """
+        {"joints": [\(names.map { "\"\($0)\"" }.joined(separator: ","))], "frames": [{"time": 0, "keypoints": [\(keypoints)]}]}
+        """)
+        let clip = try PoseClipReader.read(file)
+        XCTAssertEqual(clip.jointSet, JointSet.body18)
+        for (j, name) in JointSet.body18.names.enumerated() {
+            XCTAssertEqual(clip.frames[0].keypoints[j]?.x, names.firstIndex(of: name).map(Float.init), name)
+        }
+    }
+
     func testProblemsNameTheirJSONPaths() throws {
         let folder = try temporaryDirectory(self)
         let file = try writePoseFixture(folder, "bad.json", """

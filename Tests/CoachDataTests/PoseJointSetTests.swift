@@ -21,7 +21,7 @@ final class PoseJointSetTests: XCTestCase {
         let (set, indices) = try XCTUnwrap(JointSet.identify(shuffled))
         XCTAssertEqual(set, JointSet.body18)
         // sourceIndices[j] is where canonical joint j sits in the given names.
-        for (j, name) in JointSet.body18.names.enumerated() { XCTAssertEqual(shuffled[indices[j]], name) }
+        for (j, name) in JointSet.body18.names.enumerated() { XCTAssertEqual(indices[j].map { shuffled[$0] }, name) }
 
         let (hand, handIndices) = try XCTUnwrap(JointSet.identify(JointSet.hand21.names))
         XCTAssertEqual(hand.kind, .hand21)
@@ -33,9 +33,23 @@ final class PoseJointSetTests: XCTestCase {
         XCTAssertEqual(customSet.names, custom)
         XCTAssertEqual(customIndices, [0, 1, 2])
 
-        // A subset of body18 is a custom set, not body18.
-        let subset = Array(JointSet.body18.names.dropLast())
-        XCTAssertEqual(JointSet.identify(subset)?.jointSet.kind, .custom)
+        // At least half of a layout's names, and no others: the layout, the rest never detected
+        // (sports annotations without the neck, eyes and ears; Kinect skeletons without eyes and ears).
+        let thirteen = JointSet.body18.names.filter { !["neck", "rightEye", "leftEye", "rightEar", "leftEar"].contains($0) }.reversed().map { $0 }
+        let (body, bodyIndices) = try XCTUnwrap(JointSet.identify(thirteen))
+        XCTAssertEqual(body, JointSet.body18)
+        for (j, name) in JointSet.body18.names.enumerated() {
+            XCTAssertEqual(bodyIndices[j].map { thirteen[$0] }, thirteen.contains(name) ? name : nil, name)
+        }
+        let nine = Array(JointSet.body18.names.prefix(9)), eight = Array(JointSet.body18.names.prefix(8))
+        XCTAssertEqual(JointSet.identify(nine)?.jointSet, JointSet.body18, "9 of 18 is half")
+        XCTAssertEqual(JointSet.identify(eight)?.jointSet.names, eight, "8 of 18 stays a custom set")
+        XCTAssertEqual(JointSet.identify(eight)?.jointSet.kind, .custom)
+        XCTAssertEqual(JointSet.identify(eight)?.sourceIndices, Array(0..<8))
+        XCTAssertEqual(JointSet.identify(Array(JointSet.hand21.names.suffix(11)))?.jointSet, JointSet.hand21)
+        XCTAssertEqual(JointSet.identify(Array(JointSet.hand21.names.suffix(10)))?.jointSet.kind, .custom)
+        XCTAssertEqual(JointSet.identify(["indexTip"])?.jointSet.kind, .custom, "a fingertip track is its own set")
+        XCTAssertEqual(JointSet.identify(thirteen + ["spine"])?.jointSet.kind, .custom, "a name outside the layout")
         XCTAssertNil(JointSet.identify(["a", "a"]))
         XCTAssertNil(JointSet(names: []))
         XCTAssertNil(JointSet(names: ["a", ""]))

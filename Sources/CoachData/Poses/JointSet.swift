@@ -58,14 +58,20 @@ public struct JointSet: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Recognises `names` (distinct, non-empty) as `body18` or `hand21` in any order, or else as a
-    /// custom set in the given order; `sourceIndices[j]` is the position in `names` of joint `j`.
-    public static func identify(_ names: [String]) -> (jointSet: JointSet, sourceIndices: [Int])? {
+    /// custom set in the given order; `sourceIndices[j]` is the position in `names` of joint `j`,
+    /// nil for a joint of the layout that `names` lack.
+    ///
+    /// Names that are all a layout's and at least half of it are that layout with the rest never
+    /// detected: 13-joint sports annotations and Kinect skeletons mapped to body18 names come
+    /// without eye and ear columns, and are the same data as files with those columns left empty.
+    public static func identify(_ names: [String]) -> (jointSet: JointSet, sourceIndices: [Int?])? {
         guard let given = JointSet(names: names) else { return nil }
         let nameSet = Set(names)
-        for known in [JointSet.body18, JointSet.hand21] where Set(known.names) == nameSet {
-            return (known, known.names.compactMap { given.index(of: $0) })
+        for known in [JointSet.body18, JointSet.hand21]
+        where nameSet.isSubset(of: known.names) && 2 * nameSet.count >= known.count {
+            return (known, known.names.map { given.index(of: $0) })
         }
-        return (given, Array(names.indices))
+        return (given, names.indices.map { $0 })
     }
 
     /// The number of joints (J).

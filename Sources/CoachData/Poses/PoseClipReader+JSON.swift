@@ -141,8 +141,8 @@ extension PoseClipReader {
             frames.append(PoseFrame(time: time, keypoints: keypoints))
         }
         guard log.count == before, let (jointSet, sourceIndices) = identified else { return nil }
-        if sourceIndices != Array(sourceIndices.indices) {
-            frames = frames.map { frame in PoseFrame(time: frame.time, keypoints: sourceIndices.map { frame.keypoints[$0] }) }
+        if sourceIndices.enumerated().contains(where: { $0.offset != $0.element }) {
+            frames = frames.map { frame in PoseFrame(time: frame.time, keypoints: sourceIndices.map { $0.flatMap { frame.keypoints[$0] } }) }
         }
         let timed = frameValues.contains { ($0 as? [String: Any])?["time"].map { !($0 is NSNull) } ?? false }
         return PoseSequence(jointSet: jointSet, frames: frames, source: PoseSource(file: file), chirality: chirality,

@@ -17,9 +17,10 @@ struct PoseColumnLayout {
     }
 
     var metadata: [MetadataColumn: Int] = [:]
-    /// In joint-set order (already reordered for body18 / hand21).
+    /// In joint-set order (already reordered for body18 / hand21); nil for a joint of the layout
+    /// the file has no columns for (never detected).
     var jointSet: JointSet
-    var joints: [JointColumns]
+    var joints: [JointColumns?]
     var hasDepth: Bool
 
     static let channelSuffixes = ["x", "y", "z", "confidence"]
@@ -87,7 +88,7 @@ struct PoseColumnLayout {
         }
         guard problems == 0, let (jointSet, sourceIndices) = JointSet.identify(jointOrder) else { return nil }
         return PoseColumnLayout(metadata: metadata, jointSet: jointSet,
-                                joints: sourceIndices.map { jointColumns[$0] }, hasDepth: !withDepth.isEmpty)
+                                joints: sourceIndices.map { $0.map { jointColumns[$0] } }, hasDepth: !withDepth.isEmpty)
     }
 
     /// Reads one record's keypoints in joint-set order, logging non-numeric, non-finite and
@@ -98,6 +99,7 @@ struct PoseColumnLayout {
         var result = [Keypoint?](repeating: nil, count: joints.count)
         let flipY = options.keypointOrigin == .bottomLeft
         for (j, columns) in joints.enumerated() {
+            guard let columns else { continue }
             let xText = fields[columns.x], yText = fields[columns.y]
             let zText = columns.z.map { fields[$0] }, confidenceText = columns.confidence.map { fields[$0] }
             var anyEmpty = isEmptyCell(xText) || isEmptyCell(yText)
