@@ -31,32 +31,27 @@ final class PoseClipJSONTests: XCTestCase {
     }
 
     func testHand21JointsInAnyOrder() throws {
-        let folder = try temporaryDirectory(self)
-        let names = Array(JointSet.hand21.names.shuffledDeterministically())
-        let keypoints = names.indices.map { "[\($0), 0, 1]" }.joined(separator: ",")
-        let file = try writePoseFixture(folder, "hand.json", """
-        {"joints": [\(names.map { "\"\($0)\"" }.joined(separator: ","))], "frames": [{"time": 0, "keypoints": [\(keypoints)]}]}
-        """)
-        let clip = try PoseClipReader.read(file)
-        XCTAssertEqual(clip.jointSet, JointSet.hand21)
-        for (j, name) in JointSet.hand21.names.enumerated() {
-            XCTAssertEqual(clip.frames[0].keypoints[j]?.x, Float(names.firstIndex(of: name)!), name)
-        }
+        try assertReadsAs(JointSet.hand21, names: Array(JointSet.hand21.names.shuffledDeterministically()))
     }
 
     /// Thirteen body18 joints (no neck, eyes or ears), as sports annotations have them: body18
     /// with the other five never detected.
     func testBody18SubsetIsBody18() throws {
+        try assertReadsAs(JointSet.body18, names: JointSet.body18.names.filter { !["neck", "rightEye", "leftEye", "rightEar", "leftEar"].contains($0) })
+    }
+
+    /// A one-frame clip of `names` (joint i at x = i) reads as `layout`, each joint where it belongs
+    /// and the layout's joints `names` lack undetected.
+    private func assertReadsAs(_ layout: JointSet, names: [String], line: UInt = #line) throws {
         let folder = try temporaryDirectory(self)
-        let names = JointSet.body18.names.filter { !["neck", "rightEye", "leftEye", "rightEar", "leftEar"].contains($0) }
         let keypoints = names.indices.map { "[\($0), 0, 1]" }.joined(separator: ",")
-        let file = try writePoseFixture(folder, "thirteen.json", """
+        let file = try writePoseFixture(folder, "clip.json", """
         {"joints": [\(names.map { "\"\($0)\"" }.joined(separator: ","))], "frames": [{"time": 0, "keypoints": [\(keypoints)]}]}
         """)
         let clip = try PoseClipReader.read(file)
-        XCTAssertEqual(clip.jointSet, JointSet.body18)
-        for (j, name) in JointSet.body18.names.enumerated() {
-            XCTAssertEqual(clip.frames[0].keypoints[j]?.x, names.firstIndex(of: name).map(Float.init), name)
+        XCTAssertEqual(clip.jointSet, layout, line: line)
+        for (j, name) in layout.names.enumerated() {
+            XCTAssertEqual(clip.frames[0].keypoints[j]?.x, names.firstIndex(of: name).map(Float.init), name, line: line)
         }
     }
 
