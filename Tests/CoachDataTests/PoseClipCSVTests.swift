@@ -52,6 +52,18 @@ final class PoseClipCSVTests: XCTestCase {
         }
         XCTAssertEqual(clip.frames[2].keypoints[JointSet.body18.index(of: "leftAnkle")!], Keypoint(x: 2.13, y: 13.2, z: -13, confidence: 1))
         XCTAssertEqual(clip.frames.map(\.keypoints), try PoseClipReader.read(withEmpty).frames.map(\.keypoints))
+
+        // A model trained before such files were read as body18 has the 14 joints as a custom
+        // set: the clip still fits it, its never-detected eyes and ears left out…
+        let fourteen = try XCTUnwrap(JointSet(names: Array(present)))
+        let fitted = try XCTUnwrap(clip.reordered(to: fourteen))
+        XCTAssertEqual(fitted.jointSet, fourteen)
+        XCTAssertEqual(fitted.frames.map(\.keypoints), clip.frames.map { Array($0.keypoints.prefix(14)) })
+        // …but not when a frame detects one of them, and never when the model needs a joint the clip lacks.
+        var seeing = clip
+        seeing.frames[1].keypoints[JointSet.body18.index(of: "leftEar")!] = Keypoint(x: 1, y: 1, confidence: 1)
+        XCTAssertNil(seeing.reordered(to: fourteen))
+        XCTAssertNil(fitted.reordered(to: JointSet.body18))
     }
 
     func testNoTimeUsesFrameRateAndFrameColumn() throws {

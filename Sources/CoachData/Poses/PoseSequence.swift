@@ -58,10 +58,17 @@ public struct PoseSequence: Hashable, Sendable {
     }
 
     /// The same clip with its joints in `target`'s order, or nil when the two sets' names differ.
+    /// Joints `target` lacks may be left out when no frame detects them: a clip read as body18 from
+    /// a file without eye and ear columns still fits a model trained on those columns' joints alone.
     public func reordered(to target: JointSet) -> PoseSequence? {
-        guard Set(target.names) == Set(jointSet.names), target.count == jointSet.count else { return nil }
-        if target.names == jointSet.names { var copy = self; copy.jointSet = target; return copy }
         let sourceIndices = target.names.compactMap { jointSet.index(of: $0) }
+        guard sourceIndices.count == target.count else { return nil }
+        if target.count < jointSet.count {
+            let kept = Set(sourceIndices)
+            let extra = jointSet.names.indices.filter { !kept.contains($0) }
+            guard frames.allSatisfy({ frame in extra.allSatisfy { frame.keypoints[$0] == nil } }) else { return nil }
+        }
+        if target.names == jointSet.names { var copy = self; copy.jointSet = target; return copy }
         var copy = self
         copy.jointSet = target
         copy.frames = frames.map { frame in
