@@ -109,31 +109,47 @@ extension Tensor {
         }
     }
 
-    public static func + (a: Tensor, b: Tensor) -> Tensor { arithmetic(a, b, +) }
-    public static func - (a: Tensor, b: Tensor) -> Tensor { arithmetic(a, b, -) }
-    public static func * (a: Tensor, b: Tensor) -> Tensor { arithmetic(a, b, *) }
-    public static func / (a: Tensor, b: Tensor) -> Tensor { arithmetic(a, b, /) }
+    public static func + (a: Tensor, b: Tensor) -> Tensor {
+        a.shape == b.shape ? sameShape(a, b) { x, y, out, range in for i in range { out[i] = x[i] + y[i] } } : zip(a, b, +)
+    }
+    public static func - (a: Tensor, b: Tensor) -> Tensor {
+        a.shape == b.shape ? sameShape(a, b) { x, y, out, range in for i in range { out[i] = x[i] - y[i] } } : zip(a, b, -)
+    }
+    public static func * (a: Tensor, b: Tensor) -> Tensor {
+        a.shape == b.shape ? sameShape(a, b) { x, y, out, range in for i in range { out[i] = x[i] * y[i] } } : zip(a, b, *)
+    }
+    public static func / (a: Tensor, b: Tensor) -> Tensor {
+        a.shape == b.shape ? sameShape(a, b) { x, y, out, range in for i in range { out[i] = x[i] / y[i] } } : zip(a, b, /)
+    }
 
-    /// `zip` for the arithmetic operators, whose `op` is pure: large same-shape operands are split
-    /// into blocks run on the compute threads (each element is the same operation on any number).
-    @inline(__always)
-    static func arithmetic(_ a: Tensor, _ b: Tensor, _ op: (Float, Float) -> Float) -> Tensor {
-        guard a.shape == b.shape, a.count >= 2 * elementwiseBlockSize else { return zip(a, b, op) }
+    /// A loop over `range` of two same-shape operands into the output, with its operation written
+    /// inside the loop: the compiler then vectorises it, where an operation passed as a closure
+    /// value is a call per element.
+    public typealias BinaryLoop = (UnsafePointer<Float>, UnsafePointer<Float>, UnsafeMutablePointer<Float>, Range<Int>) -> Void
+
+    /// Runs `loop` over two same-shape tensors in blocks on the compute threads (each element is
+    /// the same operation on any number of threads).
+    public static func sameShape(_ a: Tensor, _ b: Tensor, _ loop: BinaryLoop) -> Tensor {
+        precondition(a.shape == b.shape, "sameShape needs equal shapes, got \(a.shape) and \(b.shape)")
         return Tensor(shape: a.shape) { out in
             a.scalars.withUnsafeBufferPointer { pa in
                 b.scalars.withUnsafeBufferPointer { pb in
-                    forEachBlock(out.count) { range in for i in range { out[i] = op(pa[i], pb[i]) } }
+                    guard let x = pa.baseAddress, let y = pb.baseAddress, let o = out.baseAddress else { return }
+                    forEachBlock(out.count) { range in loop(x, y, o, range) }
                 }
             }
         }
     }
 
-    /// `map` for a pure `op`, in blocks on the compute threads when the tensor is large.
-    @inline(__always)
-    func pureMap(_ op: (Float) -> Float) -> Tensor {
+    /// A loop over `range` of one operand into the output (see `BinaryLoop`).
+    public typealias UnaryLoop = (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Range<Int>) -> Void
+
+    /// Runs `loop` over the tensor in blocks on the compute threads.
+    public func blockwise(_ loop: UnaryLoop) -> Tensor {
         Tensor(shape: shape) { out in
             scalars.withUnsafeBufferPointer { p in
-                forEachBlock(out.count) { range in for i in range { out[i] = op(p[i]) } }
+                guard let x = p.baseAddress, let o = out.baseAddress else { return }
+                forEachBlock(out.count) { range in loop(x, o, range) }
             }
         }
     }
@@ -178,9 +194,9 @@ extension Tensor {
     /// Logistic sigmoid 1 / (1 + e^−x), computed stably.
     public func sigmoid() -> Tensor { map(Tensor.sigmoid) }
     /// max(x, 0).
-    public func relu() -> Tensor { pureMap { Swift.max($0, 0) } }
+    public func relu() -> Tensor { blockwise { x, out, range in for i in range { out[i] = Swift.max(x[i], 0) } } }
     /// min(max(x, 0), 6).
-    public func relu6() -> Tensor { pureMap { Swift.min(Swift.max($0, 0), 6) } }
+    public func relu6() -> Tensor { blockwise { x, out, range in for i in range { out[i] = Swift.min(Swift.max(x[i], 0), 6) } } }
     /// x clamped to [lower, upper].
     public func clamped(to lower: Float, _ upper: Float) -> Tensor {
         map { Swift.min(Swift.max($0, lower), upper) }

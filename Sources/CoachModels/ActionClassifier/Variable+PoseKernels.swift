@@ -96,10 +96,9 @@ extension Variable {
                                 for d in 0..<k {
                                     let ti = to * s + d - padBefore
                                     guard ti >= 0 && ti < t else { continue }
-                                    for joint in 0..<j {
-                                        ChannelKernels.multiplyAccumulate(x0 + ((b * t + ti) * j + joint) * c, w0 + d * c,
-                                                                       into: po + ((b * outT + to) * j + joint) * c, count: c)
-                                    }
+                                    // Every joint's row of channels times the same kernel row.
+                                    ChannelKernels.multiplyAddSerial(x0 + (b * t + ti) * j * c, w0 + d * c,
+                                                                     into: po + (b * outT + to) * j * c, rows: j, channels: c)
                                 }
                             }
                         }
@@ -124,12 +123,10 @@ extension Variable {
                                             for d in 0..<k {
                                                 let ti = to * s + d - padBefore
                                                 guard ti >= 0 && ti < t else { continue }
-                                                for joint in 0..<j {
-                                                    let go = g0 + ((b * outT + to) * j + joint) * c
-                                                    let offset = ((b * t + ti) * j + joint) * c
-                                                    ChannelKernels.multiplyAccumulate(go, w0 + d * c, into: gx0 + offset, count: c)
-                                                    ChannelKernels.multiplyAccumulate(go, x0 + offset, into: gw + d * c, count: c)
-                                                }
+                                                let go = g0 + (b * outT + to) * j * c
+                                                let offset = (b * t + ti) * j * c
+                                                ChannelKernels.multiplyAddSerial(go, w0 + d * c, into: gx0 + offset, rows: j, channels: c)
+                                                ChannelKernels.accumulateRowProducts(go, x0 + offset, into: gw + d * c, rows: j, channels: c)
                                             }
                                         }
                                     }

@@ -168,11 +168,17 @@ public enum ChannelKernels {
             masked = g.scalars
         case .relu:
             // ĝ = g where the output is positive, else 0 (in parallel chunks).
+            // Both values are loaded before the choice, so the loop is a vector select, not a
+            // branch mispredicted at about every other element.
             masked = [Float](unsafeUninitializedCapacity: count) { pm, initialized in
                 g.withUnsafeBufferPointer { pg in
                     y.withUnsafeBufferPointer { py in
+                        guard let m0 = pm.baseAddress, let g0 = pg.baseAddress, let y0 = py.baseAddress else { return }
                         forEachChunk(rows: rows, chunks: chunkCount(rows: rows, channels: c)) { _, first, n in
-                            for i in (first * c)..<((first + n) * c) { pm[i] = py[i] <= 0 ? 0 : pg[i] }
+                            for i in (first * c)..<((first + n) * c) {
+                                let gradient = g0[i], output = y0[i]
+                                m0[i] = output <= 0 ? 0 : gradient
+                            }
                         }
                     }
                 }
@@ -259,18 +265,26 @@ public enum ChannelKernels {
         }
     }
 
-    /// out[i] += x[i]·y[i] for i in 0..<count (8 lanes at a time).
-    @inline(__always)
-    public static func multiplyAccumulate(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
-                                   count: Int) {
-        var i = 0
-        while i + 8 <= count {
-            let v = UnsafeRawPointer(out + i).loadUnaligned(as: SIMD8<Float>.self)
-                + UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self) * UnsafeRawPointer(y + i).loadUnaligned(as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(out + i).storeBytes(of: v, as: SIMD8<Float>.self)
-            i += 8
+    /// out[k] += x[r, k]·y[r, k] for r = 0, 1, … in that order (the same sums as a pass per row,
+    /// with out[k] kept in registers across the rows).
+    public static func accumulateRowProducts(_ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
+                                             rows: Int, channels c: Int) {
+        var k = 0
+        while k + 8 <= c {
+            var acc = UnsafeRawPointer(out + k).loadUnaligned(as: SIMD8<Float>.self)
+            for r in 0..<rows {
+                acc = acc + UnsafeRawPointer(x + r * c + k).loadUnaligned(as: SIMD8<Float>.self)
+                    * UnsafeRawPointer(y + r * c + k).loadUnaligned(as: SIMD8<Float>.self)
+            }
+            UnsafeMutableRawPointer(out + k).storeBytes(of: acc, as: SIMD8<Float>.self)
+            k += 8
         }
-        while i < count { out[i] += x[i] * y[i]; i += 1 }
+        while k < c {
+            var acc = out[k]
+            for r in 0..<rows { acc = acc + x[r * c + k] * y[r * c + k] }
+            out[k] = acc
+            k += 1
+        }
     }
 
     /// out[r, k] += x[r, k]·a[k].

@@ -5,15 +5,23 @@ extension Variable {
     /// Records an elementwise op whose derivative is computed from input x and output y.
     @inline(__always)
     private func unary(_ forward: Tensor, derivative: @escaping (_ x: Float, _ y: Float) -> Float) -> Variable {
+        unary(forward) { g, x, y, out, range in for i in range { out[i] = g[i] * derivative(x[i], y[i]) } }
+    }
+
+    /// Records an elementwise op whose gradient `loop` writes from the output's gradient g, input x
+    /// and output y over a range of elements (a loop with its derivative written inside vectorises).
+    private func unary(_ forward: Tensor,
+                       gradient loop: @escaping (_ g: UnsafePointer<Float>, _ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>,
+                                                 _ out: UnsafeMutablePointer<Float>, Range<Int>) -> Void) -> Variable {
         let x = value
         return tape.record(forward, inputs: [self]) { g in
             [Tensor(shape: g.shape) { out in
                 g.withUnsafeBufferPointer { pg in
                     x.withUnsafeBufferPointer { px in
                         forward.withUnsafeBufferPointer { py in
-                            forEachBlock(out.count) { range in
-                                for i in range { out[i] = pg[i] * derivative(px[i], py[i]) }
-                            }
+                            guard let g0 = pg.baseAddress, let x0 = px.baseAddress, let y0 = py.baseAddress,
+                                  let o0 = out.baseAddress else { return }
+                            forEachBlock(out.count) { range in loop(g0, x0, y0, o0, range) }
                         }
                     }
                 }
@@ -36,9 +44,13 @@ extension Variable {
     /// Logistic sigmoid.
     public func sigmoid() -> Variable { unary(value.sigmoid()) { _, y in y * (1 - y) } }
     /// max(x, 0).
-    public func relu() -> Variable { unary(value.relu()) { x, _ in x > 0 ? 1 : 0 } }
+    public func relu() -> Variable {
+        unary(value.relu()) { g, x, _, out, range in for i in range { out[i] = g[i] * (x[i] > 0 ? 1 : 0) } }
+    }
     /// min(max(x, 0), 6).
-    public func relu6() -> Variable { unary(value.relu6()) { x, _ in x > 0 && x < 6 ? 1 : 0 } }
+    public func relu6() -> Variable {
+        unary(value.relu6()) { g, x, _, out, range in for i in range { out[i] = g[i] * (x[i] > 0 && x[i] < 6 ? 1 : 0) } }
+    }
     /// x clamped to [lower, upper] (gradient passes strictly inside).
     public func clamped(to lower: Float, _ upper: Float) -> Variable {
         unary(value.clamped(to: lower, upper)) { x, _ in x > lower && x < upper ? 1 : 0 }
