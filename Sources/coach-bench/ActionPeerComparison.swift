@@ -206,7 +206,8 @@ enum ActionPeerComparison {
     }
 
     static func run(sharedPath: String, peerPython: String, seeds: [UInt64], sets: Set<String>,
-                    architecture: ActionClassifierArchitecture.Kind? = nil, augmentations: Set<PoseAugmentation>? = nil) throws {
+                    architecture: ActionClassifierArchitecture.Kind? = nil, augmentations: Set<PoseAugmentation>? = nil,
+                    maximumIterations: Int? = nil) throws {
         print("== action classifier vs aeon MiniRocket / MultiRocket (accuracy per clip; seeds \(seeds.map(String.init).joined(separator: ",")))")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/action_peers.py")
         let hasPeer = FileManager.default.isExecutableFile(atPath: peerPython)
@@ -223,6 +224,7 @@ enum ActionPeerComparison {
                     configuration.seed = seed
                     configuration.architecture = architecture
                     if let augmentations { configuration.augmentations = augmentations }
+                    if let maximumIterations { configuration.maximumIterations = maximumIterations }
                     let start = Timing.now()
                     let model = try ActionClassifierTrainer(configuration: configuration)
                         .train(on: split.dataset, exampleIndices: split.training).model

@@ -55,6 +55,9 @@ struct Bench: ParsableCommand {
     @Option(help: "Augmentations of action-peers' Coach models (as coach train's --augment: a list, default or none; default: the default).")
     var actionAugment: String?
 
+    @Option(help: "The most iterations of action-peers' Coach models (as coach train's --max-iterations; default: the default).")
+    var actionMaxIterations: Int?
+
     @Option(help: "Head configurations for the detector-experiments group (see DetectorExperiments).")
     var detectorConfigs: String = "coding=anchors,strides=16+32;coding=anchors,strides=16;coding=anchors,strides=32;coding=anchor-free,strides=16"
 
@@ -115,7 +118,8 @@ struct Bench: ParsableCommand {
                                          seeds: peerSeeds.split(separator: ",").compactMap { UInt64($0) },
                                          sets: Set(actionSets.split(separator: ",").map(String.init)),
                                          architecture: actionArchitecture.flatMap(ActionClassifierArchitecture.Kind.init(rawValue:)),
-                                         augmentations: actionAugment.map { PoseAugmentation.parseList($0).augmentations })
+                                         augmentations: actionAugment.map { PoseAugmentation.parseList($0).augmentations },
+                                         maximumIterations: actionMaxIterations)
         }
         if groups.contains("hand-compare") {
             try HandPoseComparison.run(sharedPath: shared, seeds: seeds.split(separator: ",").compactMap { UInt64($0) },
