@@ -156,21 +156,22 @@ struct ActionTrainingOptions: ParsableArguments {
         let checkpoint = ActionClassifierTrainer.checkpointURL(for: outputURL)
         let checkpoints = ActionClassifierTrainer.checkpointURLs(for: outputURL)
         for url in checkpoints { try OutputGuard.checkCheckpoint(url) }
+        let start = Date()
         let result = try trainer.train(on: dataset, checkpoint: checkpoint, resume: resume)
         guard job.isRoot else { return }
         for member in result.model.members { member.keypointOrigin = options.keypointOrigin }
-        try ActionTrainingOptions.write(result, to: outputURL, removing: checkpoints)
+        try ActionTrainingOptions.write(result, to: outputURL, removing: checkpoints, seconds: Date().timeIntervalSince(start))
     }
 
     /// Writes a trained pose classifier to `outputURL`, removes the finished run's checkpoint
-    /// and prints what was written.
+    /// and prints what was written and how long this run trained (`seconds`).
     static func write<Model, Configuration>(_ result: PoseClassifierTrainingResult<Model, Configuration>, to outputURL: URL,
-                                            removing checkpoints: [URL]) throws {
+                                            removing checkpoints: [URL], seconds: Double) throws {
         let file = try result.modelFile(name: outputURL.deletingPathExtension().lastPathComponent)
         try file.write(to: outputURL)
         for checkpoint in checkpoints { try? FileManager.default.removeItem(at: checkpoint) }
         let iterations = result.history.count
-        var line = "wrote \(outputURL.relativePath): \(result.model.labels.count) classes, \(file.parameterCount) parameters, \(iterations) iteration\(iterations == 1 ? "" : "s")"
+        var line = "wrote \(outputURL.relativePath): \(result.model.labels.count) classes, \(file.parameterCount) parameters, \(iterations) iteration\(iterations == 1 ? "" : "s"), trained in \(Console.duration(seconds))"
         if let accuracy = result.metrics["validation.accuracy"] {
             line += ", validation accuracy \(Console.percent(accuracy)) on \(result.validationCount) \(result.unit)"
             if let best = result.bestIteration { line += " (iteration \(best))" }

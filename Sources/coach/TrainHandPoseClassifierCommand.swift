@@ -170,9 +170,10 @@ struct TrainHandPoseClassifierCommand: ParsableCommand, JobCommand {
             try FileManager.default.createDirectory(at: outputURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             let checkpoint = HandPoseClassifierTrainer.checkpointURL(for: outputURL)
             try OutputGuard.checkCheckpoint(checkpoint)
+            let start = Date()
             let result = try trainer.train(on: set, checkpoint: checkpoint, resume: resume)
             guard job.isRoot else { return }
-            try ActionTrainingOptions.write(result, to: outputURL, removing: [checkpoint])
+            try ActionTrainingOptions.write(result, to: outputURL, removing: [checkpoint], seconds: Date().timeIntervalSince(start))
         }
     }
 }

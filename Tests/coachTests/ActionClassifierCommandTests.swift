@@ -136,6 +136,8 @@ final class ActionClassifierCommandTests: XCTestCase {
         XCTAssertTrue(trained.standardOutput.contains("2 ensemble members"), trained.standardOutput)
         XCTAssertTrue(progressLines.last?.contains(" in ") == true && progressLines.last?.contains("/s") == true, report)
         XCTAssertTrue(trained.standardOutput.hasPrefix("wrote \(model.path): 3 classes"), trained.standardOutput)
+        XCTAssertNotNil(trained.standardOutput.range(of: #"iterations, trained in ([0-9]+m )?[0-9.]+s"#, options: .regularExpression),
+                        "the training time is reported: \(trained.standardOutput)")
         XCTAssertTrue(FileManager.default.fileExists(atPath: model.path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("gestures.checkpoint.h5").path),
                        "the checkpoint is removed once the model is written")

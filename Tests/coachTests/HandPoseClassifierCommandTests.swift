@@ -26,6 +26,7 @@ final class HandPoseClassifierCommandTests: XCTestCase {
         }
         XCTAssertFalse(trained.standardError.contains("warning:"), trained.standardError)
         XCTAssertTrue(trained.standardOutput.hasPrefix("wrote \(model.path): 5 classes"), trained.standardOutput)
+        XCTAssertTrue(trained.standardOutput.contains(" iterations, trained in "), trained.standardOutput)
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("hands.checkpoint.h5").path))
 
         let test = data.appendingPathComponent("test.csv")
