@@ -77,17 +77,25 @@ extension Tensor {
     /// chain of fused multiply-adds over k in order, so the result is the same bits for any thread
     /// count and instruction set.
     public static func thinMatmul(_ a: Tensor, _ b: Tensor) -> Tensor {
+        precondition(a.rank == 2, "thinMatmul needs [m, k] · [k, n], got \(a.shape) · \(b.shape)")
+        return thinMatmul(a, rows: 0..<a.shape[0], b)
+    }
+
+    /// Rows `rows` of `a` · `b` ([rows.count, n]), the same bits as those rows of `thinMatmul(a, b)`.
+    public static func thinMatmul(_ a: Tensor, rows: Range<Int>, _ b: Tensor) -> Tensor {
         precondition(a.rank == 2 && b.rank == 2 && a.shape[1] == b.shape[0],
                      "thinMatmul needs [m, k] · [k, n], got \(a.shape) · \(b.shape)")
-        let m = a.shape[0], k = a.shape[1], n = b.shape[1]
+        precondition(rows.lowerBound >= 0 && rows.upperBound <= a.shape[0], "rows \(rows) of \(a.shape[0])")
+        let m = rows.count, k = a.shape[1], n = b.shape[1]
         return Tensor(shape: [m, n]) { out in
             guard m > 0, n > 0 else { return }
             a.withUnsafeBufferPointer { pa in
                 b.withUnsafeBufferPointer { pb in
+                    let first = pa.baseAddress! + rows.lowerBound * k
                     let pieces = thinPieces(length: m, work: m * k * n, granularity: 4)
                     parallelFor(pieces) { piece in
                         let lower = piece * m / pieces, upper = (piece + 1) * m / pieces
-                        coach_thin_gemm(pa.baseAddress!, Int32(k), pb.baseAddress!, Int32(n), out.baseAddress!,
+                        coach_thin_gemm(first, Int32(k), pb.baseAddress!, Int32(n), out.baseAddress!,
                                         Int32(lower), Int32(upper - lower))
                     }
                 }
@@ -101,25 +109,39 @@ extension Tensor {
     public static func thinMatmulTransposed(_ a: Tensor, _ r: Tensor) -> Tensor {
         precondition(a.rank == 2 && r.rank == 2 && a.shape[0] == r.shape[0],
                      "thinMatmulTransposed needs [m, k]ᵀ · [m, n], got \(a.shape)ᵀ · \(r.shape)")
-        let m = a.shape[0], k = a.shape[1], n = r.shape[1]
+        let k = a.shape[1], n = r.shape[1]
         var sums = [Float](repeating: 0, count: n * k)  // [n, k]: the result transposed
-        a.withUnsafeBufferPointer { pa in
-            r.withUnsafeBufferPointer { pr in
-                sums.withUnsafeMutableBufferPointer { ps in
-                    guard m > 0, k > 0, n > 0 else { return }
-                    // Pieces of whole 16-column blocks of `a` (one cache line of each row).
-                    let blocks = (k + 15) / 16
-                    let pieces = thinPieces(length: blocks, work: m * k * n, granularity: 1)
-                    parallelFor(pieces) { piece in
-                        let lower = piece * blocks / pieces * 16, upper = Swift.min(k, (piece + 1) * blocks / pieces * 16)
-                        coach_thin_gemm_tn_accumulate(pa.baseAddress!, Int32(m), Int32(k), pr.baseAddress!, Int32(n),
-                                                      ps.baseAddress!, Int32(lower), Int32(upper - lower))
-                    }
-                }
-            }
+        r.withUnsafeBufferPointer { pr in
+            guard let residuals = pr.baseAddress else { return }
+            accumulateThinTransposed(a, rows: 0..<a.shape[0], residuals, columns: n, into: &sums)
         }
         return Tensor(shape: [k, n]) { out in
             for f in 0..<k { for j in 0..<n { out[f * n + j] = sums[j * k + f] } }
+        }
+    }
+
+    /// sums[j, f] += Σ_{i ∈ rows} a[i, f] · residuals[i − rows.lowerBound, j]: `a`ᵀ · r for rows `rows`
+    /// of `a` [m, k] and `residuals` [rows.count, n], added to `sums` [n, k] (transposed). Each
+    /// element's chain of multiply-adds continues over the rows in order, so feeding the rows in
+    /// successive ranges gives the same bits as one call over all of them.
+    public static func accumulateThinTransposed(_ a: Tensor, rows: Range<Int>, _ residuals: UnsafePointer<Float>, columns n: Int,
+                                                into sums: inout [Float]) {
+        precondition(a.rank == 2 && rows.lowerBound >= 0 && rows.upperBound <= a.shape[0] && sums.count == n * a.shape[1],
+                     "accumulateThinTransposed: rows \(rows) of \(a.shape), \(n) columns, \(sums.count) sums")
+        let m = rows.count, k = a.shape[1]
+        guard m > 0, k > 0, n > 0 else { return }
+        a.withUnsafeBufferPointer { pa in
+            sums.withUnsafeMutableBufferPointer { ps in
+                let first = pa.baseAddress! + rows.lowerBound * k
+                // Pieces of whole 16-column blocks of `a` (one cache line of each row).
+                let blocks = (k + 15) / 16
+                let pieces = thinPieces(length: blocks, work: m * k * n, granularity: 1)
+                parallelFor(pieces) { piece in
+                    let lower = piece * blocks / pieces * 16, upper = Swift.min(k, (piece + 1) * blocks / pieces * 16)
+                    coach_thin_gemm_tn_accumulate(first, Int32(m), Int32(k), residuals, Int32(n),
+                                                  ps.baseAddress!, Int32(lower), Int32(upper - lower))
+                }
+            }
         }
     }
 

@@ -84,6 +84,21 @@ final class ThinProductTests: XCTestCase {
                 }
                 let blocked = (0..<(k * n)).map { sums[($0 % n) * k + $0 / n] }
                 XCTAssertEqual(blocked, transposed, "isa \(isa), rows in blocks, aᵀ·r \(m)×\(k)×\(n)")
+                // The same through the Tensor functions that take a range of rows (the solver's
+                // passes): rows of the product, and the transposed product accumulated range by range.
+                var ranged = [Float](repeating: 0, count: n * k)
+                var rangedProduct: [Float] = []
+                for rows in [0..<split, split..<m] {
+                    rangedProduct += Tensor.thinMatmul(a, rows: rows, b).scalars
+                    let residuals = Array(r.scalars[(rows.lowerBound * n)..<(rows.upperBound * n)])
+                    residuals.withUnsafeBufferPointer { pr in
+                        guard let base = pr.baseAddress else { return }
+                        Tensor.accumulateThinTransposed(a, rows: rows, base, columns: n, into: &ranged)
+                    }
+                }
+                XCTAssertEqual(rangedProduct, product, "isa \(isa), rows in ranges, a·b \(m)×\(k)×\(n)")
+                XCTAssertEqual((0..<(k * n)).map { ranged[($0 % n) * k + $0 / n] }, transposed,
+                               "isa \(isa), rows in ranges, aᵀ·r \(m)×\(k)×\(n)")
             }
         }
     }

@@ -82,6 +82,47 @@ final class SoftmaxRegressionTests: XCTestCase {
         }
     }
 
+    /// With wide features the objective takes the rows in passes (150 rows of 20,000 features are
+    /// three passes of at most 64 rows), each pass's logits then its share of the gradient. That is
+    /// the same bits as all the logits first and one transposed product over all the rows, and the
+    /// gradient still matches finite differences.
+    func testObjectiveInPassesOfRowsIsOnePassBitForBit() {
+        let rows = 150, features = 20_000, classes = 3
+        var generator = SeededGenerator(seed: 12)
+        let x = Tensor(shape: [rows, features], scalars: (0..<(rows * features)).map { _ in generator.nextNormal() * 0.05 })
+        let y = (0..<rows).map { $0 % classes }
+        let weights = (0..<rows).map { _ in generator.nextUniform(0.5, 2) }
+        let packed = (0..<(features * classes + classes)).map { _ in generator.nextUniform(-0.05, 0.05) }
+        let regression = SoftmaxRegression(l2Penalty: 0.01)
+        let evaluation = regression.objective(packed, features: x, labels: y, classCount: classes, sampleWeights: weights)
+
+        // One pass: every logit, then every residual, then one product over all the rows.
+        let weight = Tensor(shape: [features, classes], scalars: Array(packed[0..<(features * classes)]))
+        let bias = Tensor(shape: [classes], scalars: Array(packed[(features * classes)...]))
+        let probabilities = (Tensor.thinMatmul(x, weight) + bias).softmax(axis: -1)
+        let scale = 1 / Float(Double(weights.reduce(0, +)))
+        var residual = probabilities.scalars
+        var biasGradient = [Float](repeating: 0, count: classes)
+        for row in 0..<rows {
+            residual[row * classes + y[row]] -= 1
+            for c in 0..<classes { residual[row * classes + c] *= weights[row] * scale }
+            for c in 0..<classes { biasGradient[c] += residual[row * classes + c] }
+        }
+        let product = Tensor.thinMatmulTransposed(x, Tensor(shape: [rows, classes], scalars: residual)).scalars
+        let expected = product.indices.map { 0 + product[$0] + Float(0.01) * packed[$0] } + biasGradient
+        XCTAssertEqual(evaluation.gradient.count, expected.count)
+        let differing = zip(evaluation.gradient, expected).filter { $0.bitPattern != $1.bitPattern }.count
+        XCTAssertEqual(differing, 0, "gradient elements that differ in their bits from one pass's")
+
+        for index in [0, 7_777, features * classes - 1, features * classes + 1] {
+            var plus = packed, minus = packed
+            plus[index] += 1e-2; minus[index] -= 1e-2
+            let numeric = (regression.objective(plus, features: x, labels: y, classCount: classes, sampleWeights: weights).value
+                           - regression.objective(minus, features: x, labels: y, classCount: classes, sampleWeights: weights).value) / 2e-2
+            XCTAssertEqual(Double(evaluation.gradient[index]), numeric, accuracy: 2e-3, "parameter \(index)")
+        }
+    }
+
     func testConvergesToTheRegularisedOptimum() {
         let (x, y) = problem(seed: 5)
         let regression = SoftmaxRegression(l2Penalty: 0.05)
