@@ -1,5 +1,6 @@
 import CBLAS
 import CoachTensor
+import CoachTraining
 
 /// Kernel benchmarks: GEMM overhead against raw cblas_sgemm, pointwise and depthwise
 /// convolution throughput at EfficientNet-Lite0 shapes.
@@ -83,8 +84,16 @@ enum TensorBenchmarks {
             let r = Tensor.randomNormal([m, classes], using: &g)
             let thin = Timing.medianSeconds(samples: 3) { _ = Tensor.thinMatmul(a, w); _ = Tensor.thinMatmulTransposed(a, r) }
             let blas = Timing.medianSeconds(samples: 3) { _ = Tensor.matmul(a, w); _ = Tensor.matmul(a, r, transposeA: true) }
+            // The solver's whole objective (loss and gradient), which takes the rows in passes that
+            // stay in the cache between the two products.
+            let labels = (0..<m).map { $0 % classes }
+            let packed = [Float](repeating: 0.01, count: k * classes + classes)
+            let objective = Timing.medianSeconds(samples: 3) {
+                _ = SoftmaxRegression(l2Penalty: 0.1).objective(packed, features: a, labels: labels, classCount: classes)
+            }
             print("logistic-regression step \(m)×\(k), \(classes) classes (\(name)): thin products \(format(thin * 1e3, 2)) ms, "
-                  + "OpenBLAS \(format(blas * 1e3, 2)) ms, ratio \(format(blas / thin, 2))")
+                  + "OpenBLAS \(format(blas * 1e3, 2)) ms, ratio \(format(blas / thin, 2)); "
+                  + "the whole objective in passes of rows \(format(objective * 1e3, 2)) ms")
         }
     }
 }
