@@ -260,6 +260,55 @@ public enum ComputeThreads {
     }
 }
 
+extension ComputeThreads {
+    /// How many of `jobs` whole jobs `concurrently` runs side by side: one per thread, at most
+    /// `count`; 1 (one after another) inside a parallel job.
+    public static func concurrentJobs(_ jobs: Int) -> Int {
+        isInsideParallelJob ? 1 : Swift.max(1, Swift.min(jobs, count))
+    }
+
+    /// Runs `body(i)` for i in 0..<jobs, `concurrentJobs(jobs)` at a time on threads of their own
+    /// (64 MiB of stack each), each taking the next index when it finishes one; kernels called
+    /// inside run inline, so each job owns one core. For long, independent jobs (whole models)
+    /// whose layers are too small to split well: side by side, each on one core, they finish
+    /// sooner than one after another on all of them. What a job computes never depends on it.
+    public static func concurrently(_ jobs: Int, _ body: @escaping (Int) -> Void) {
+        let width = concurrentJobs(jobs)
+        guard width > 1 else {
+            for i in 0..<jobs { body(i) }
+            return
+        }
+        prepareBLAS()
+        final class Queue: @unchecked Sendable {
+            let lock = NSLock()
+            var next = 0
+            let jobs: Int
+            let body: (Int) -> Void
+            let finished = DispatchSemaphore(value: 0)
+            init(jobs: Int, body: @escaping (Int) -> Void) { self.jobs = jobs; self.body = body }
+            func take() -> Int? {
+                lock.lock()
+                defer { lock.unlock() }
+                guard next < jobs else { return nil }
+                next += 1
+                return next - 1
+            }
+        }
+        let queue = Queue(jobs: jobs, body: body)
+        for _ in 0..<width {
+            let thread = Thread {
+                pthread_setspecific(serialKey, UnsafeRawPointer(bitPattern: 1))
+                while let i = queue.take() { queue.body(i) }
+                pthread_setspecific(serialKey, nil)
+                queue.finished.signal()
+            }
+            thread.stackSize = 64 << 20
+            thread.start()
+        }
+        for _ in 0..<width { queue.finished.wait() }
+    }
+}
+
 /// Elements per job of `forEachBlock`: large enough that handing a block to a thread costs little.
 public let elementwiseBlockSize = 1 << 15
 

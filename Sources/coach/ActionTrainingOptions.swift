@@ -56,7 +56,7 @@ struct ActionTrainingOptions: ParsableArguments {
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Whole models (network and head) trained from seeds s, s + 1000, … and averaged.",
-        discussion: "Two by default: on clips of people and sessions a model never saw, two members beat one with few clips per class and with joints undetected, for twice the training time and twice the work per window; 1 trains a single model."))
+        discussion: "Two by default: on clips of people and sessions a model never saw, two members beat one with few clips per class and with joints undetected, for twice the work in training and per window (with two cores the members train side by side, one core each); 1 trains a single model."))
     var ensemble: Int = ActionClassifierTrainingConfiguration().ensembleMembers
 
     @Option(help: "How the hand (chirality) of hand clips is used: ignore (default), mirror (left hands mirrored to right), or input.")

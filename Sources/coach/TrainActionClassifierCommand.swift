@@ -34,7 +34,9 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
         random-convolution head (MiniRocket's transform and a logistic
         regression) mixed at a share chosen on the validation clips. --ensemble
         (default 2) members are trained from seeds s, s + 1000, … and their
-        probabilities averaged; --ensemble 1 trains one, twice as fast.
+        probabilities averaged; --ensemble 1 trains one. With two or more cores
+        (COACH_THREADS) the members train side by side, one core each, which
+        gives the same model sooner than one after the other on all cores.
 
         After every iteration a checkpoint is written next to the output
         (OUTPUT.checkpoint.h5; later ensemble members write

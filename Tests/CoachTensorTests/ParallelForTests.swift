@@ -63,4 +63,52 @@ final class ParallelForTests: XCTestCase {
         }
         XCTAssertEqual(Array(results), [Int](repeating: 200 * 8 * 10, count: callers))
     }
+
+    /// `ComputeThreads.concurrently`: every job runs once, `concurrentJobs` of them at the same
+    /// time on threads of their own (the first ones wait until that many have started, so running
+    /// them one after another would time out), with kernels inside running inline; on one thread,
+    /// or inside a parallel job, one after another on the caller's thread.
+    func testWholeJobsRunSideBySideOnePerThread() {
+        let original = ComputeThreads.count
+        defer { ComputeThreads.set(original) }
+        final class Record: @unchecked Sendable {
+            let lock = NSLock()
+            var runs: [Int] = []
+            var started = 0
+            var inline: [Bool] = []
+            var threads: Set<UInt> = []
+        }
+        for threads in [1, 2, 3] {
+            ComputeThreads.set(threads)
+            let jobs = 5, width = ComputeThreads.concurrentJobs(jobs)
+            XCTAssertEqual(width, min(threads, jobs))
+            let record = Record()
+            let allStarted = DispatchSemaphore(value: 0)
+            let caller = UInt(pthread_self())
+            ComputeThreads.concurrently(jobs) { job in
+                let first = record.lock.withLock { () -> Bool in
+                    record.started += 1
+                    record.threads.insert(UInt(pthread_self()))
+                    if record.started == width { for _ in 0..<width { allStarted.signal() } }
+                    return record.started <= width
+                }
+                if first && width > 1 {
+                    XCTAssertEqual(allStarted.wait(timeout: .now() + 30), .success, "\(width) jobs at once")
+                }
+                var ran = [Int](repeating: 0, count: 4)
+                parallelFor(4) { ran[$0] += 1 }   // inline: no other thread touches `ran`
+                record.lock.withLock {
+                    record.runs.append(job)
+                    record.inline.append(ComputeThreads.isInsideParallelJob == (width > 1) && ran == [1, 1, 1, 1])
+                }
+            }
+            XCTAssertEqual(record.runs.sorted(), Array(0..<jobs), "\(threads) threads")
+            XCTAssertEqual(record.inline, [Bool](repeating: true, count: jobs), "\(threads) threads")
+            XCTAssertEqual(record.threads.count, width, "\(threads) threads")
+            if width == 1 { XCTAssertEqual(record.threads, [caller]) } else { XCTAssertFalse(record.threads.contains(caller)) }
+        }
+        // Inside a parallel job: one after another.
+        ComputeThreads.set(2)
+        ComputeThreads.forEachWorker(2) { _ in XCTAssertEqual(ComputeThreads.concurrentJobs(4), 1) }
+    }
 }

@@ -226,6 +226,10 @@ final class ActionClassifierTrainerTests: XCTestCase {
     }
 
     func testAnEnsembleInterruptedInItsSecondMemberResumesToTheSameModel() throws {
+        // On one thread the members train one after the other.
+        let threads = ComputeThreads.count
+        defer { ComputeThreads.set(threads) }
+        ComputeThreads.set(1)
         let directory = try temporaryDirectory(self)
         var configuration = toyConfiguration(iterations: 3)
         configuration.ensembleMembers = 2
@@ -246,6 +250,65 @@ final class ActionClassifierTrainerTests: XCTestCase {
         XCTAssertEqual(try modelBytes(resumed, in: directory, name: "resumed.h5"),
                        try modelBytes(straight, in: directory, name: "straight.h5"))
         XCTAssertTrue(ActionClassifierTrainer.checkpointURLs(for: directory.appendingPathComponent("resumed.h5")).contains(memberCheckpoint))
+    }
+
+    /// With two threads or more the members train side by side, one core each: the same model
+    /// bytes as one after the other, their events relayed one at a time (iterations marked with
+    /// their member, notes named by it, windows summed into one phase), and an interrupted run
+    /// resumes to the same model.
+    func testEnsembleMembersSideBySideTrainTheModelOfMembersOneAfterTheOther() throws {
+        let directory = try temporaryDirectory(self)
+        var configuration = toyConfiguration(iterations: 3)
+        configuration.ensembleMembers = 2
+        configuration.randomConvolutionFeatures = 336
+        configuration.earlyStoppingPatience = 100
+        let threads = ComputeThreads.count
+        defer { ComputeThreads.set(threads) }
+        ComputeThreads.set(1)
+        XCTAssertEqual(ComputeThreads.concurrentJobs(2), 1)
+        let oneAfterTheOther = try ActionClassifierTrainer(configuration: configuration).train(on: dataset)
+
+        ComputeThreads.set(2)
+        XCTAssertEqual(ComputeThreads.concurrentJobs(2), 2)
+        final class Collector: @unchecked Sendable { var events: [TrainingEvent] = [] }
+        let collector = Collector()
+        let trainer = try ActionClassifierTrainer(configuration: configuration) { collector.events.append($0) }
+        let sideBySide = try trainer.train(on: dataset)
+        XCTAssertEqual(try modelBytes(sideBySide, in: directory, name: "side-by-side.h5"),
+                       try modelBytes(oneAfterTheOther, in: directory, name: "one-after-the-other.h5"))
+        XCTAssertEqual(sideBySide.history, oneAfterTheOther.history, "the first member's history")
+
+        var iterations: [Int: [Int]] = [:], progress: [(phase: String, completed: Int, total: Int)] = [], notes: [String] = []
+        for event in collector.events {
+            switch event {
+            case let .iteration(summary): iterations[summary.member ?? 0, default: []].append(summary.iteration)
+            case let .progress(phase, completed, total, _, _): progress.append((phase, completed, total))
+            case let .note(text): notes.append(text)
+            case .warning: break
+            }
+        }
+        XCTAssertEqual(iterations, [1: [1, 2, 3], 2: [1, 2, 3]], "every iteration marked with its member")
+        XCTAssertTrue(progress.allSatisfy { $0.phase == "training windows, 2 members side by side" }, "\(progress)")
+        XCTAssertEqual(progress.last?.completed, 2 * 27 * 2 * 3, "both members' 27 training clips × 2 windows × 3 iterations")
+        XCTAssertEqual(progress.last?.total, progress.last?.completed)
+        XCTAssertEqual(progress.map(\.completed), progress.map(\.completed).sorted())
+        XCTAssertTrue(notes.contains("ensemble: 2 members (seeds 1, 1001), 2 at a time side by side, one core each"), "\(notes)")
+        for member in 1...2 {
+            XCTAssertTrue(notes.contains { $0.hasPrefix("member \(member): random-convolution head: 336 features") }, "\(notes)")
+        }
+
+        // Interrupted side by side (each member is asked after each of its iterations, one at a
+        // time), then resumed: the same model.
+        let checkpoint = directory.appendingPathComponent("resumed.checkpoint.h5")
+        var calls = 0
+        let partial = try ActionClassifierTrainer(configuration: configuration)
+            .train(on: dataset, checkpoint: checkpoint, shouldContinue: { _ in calls += 1; return calls < 3 })
+        XCTAssertTrue(partial.interrupted)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: ActionClassifierTrainer.memberCheckpointURL(checkpoint, member: 1).path))
+        let resumed = try ActionClassifierTrainer(configuration: configuration).train(on: dataset, checkpoint: checkpoint, resume: true)
+        XCTAssertFalse(resumed.interrupted)
+        XCTAssertEqual(try modelBytes(resumed, in: directory, name: "resumed.h5"),
+                       try modelBytes(oneAfterTheOther, in: directory, name: "one-after-the-other.h5"))
     }
 
     func testEarlyStoppingKeepsTheBestIterationsWeights() throws {

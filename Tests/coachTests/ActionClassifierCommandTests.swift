@@ -1,3 +1,4 @@
+import CoachModels
 import Foundation
 import TestSupport
 import XCTest
@@ -37,10 +38,10 @@ final class ActionClassifierCommandTests: XCTestCase {
         return root
     }
 
-    func train(_ data: URL, output: URL, extra: [String] = []) throws -> CoachExecutable.Result {
+    func train(_ data: URL, output: URL, extra: [String] = [], threads: Int? = nil) throws -> CoachExecutable.Result {
         try CoachExecutable.run(["train", "action-classifier", "--data", data.path, "--output", output.path,
                                  "--prediction-window", "16", "--max-iterations", "12", "--batch-size", "8",
-                                 "--seed", "3"] + extra)
+                                 "--seed", "3"] + extra, environment: threads.map { ["COACH_THREADS": "\($0)"] } ?? [:])
     }
 
     /// A clip in which no joint was ever detected is refused by predict (naming it) rather than
@@ -116,7 +117,8 @@ final class ActionClassifierCommandTests: XCTestCase {
         let directory = try temporaryDirectory(self)
         let data = try Self.writeDataset(in: directory)
         let model = directory.appendingPathComponent("gestures.h5")
-        let trained = try train(data, output: model, extra: ["--augment", "rotate,jitter"])
+        // On one thread the ensemble's two members train one after the other.
+        let trained = try train(data, output: model, extra: ["--augment", "rotate,jitter"], threads: 1)
         XCTAssertEqual(trained.exitCode, 0, trained.standardError)
         let report = trained.standardError
         for fragment in ["dataset: 30 clips, 30 labeled segments", "joints: custom (3: hand, elbow, shoulder)",
@@ -143,6 +145,30 @@ final class ActionClassifierCommandTests: XCTestCase {
                        "the checkpoint is removed once the model is written")
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("gestures.checkpoint.member2.h5").path),
                        "so is the second member's")
+
+        // On two threads they train side by side, one core each: the same model bytes, their
+        // window progress summed in one phase, each member's iterations and notes named by it.
+        let sideBySide = directory.appendingPathComponent("side-by-side.h5")
+        let concurrent = try train(data, output: sideBySide, extra: ["--augment", "rotate,jitter"], threads: 2)
+        XCTAssertEqual(concurrent.exitCode, 0, concurrent.standardError)
+        let together = concurrent.standardError
+        XCTAssertTrue(together.contains("ensemble: 2 members (seeds 3, 1003), 2 at a time side by side, one core each"), together)
+        func windows(after prefix: String, in text: String) -> Int? {
+            guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix(prefix) && $0.contains(" in ") }),
+                  let slash = line.firstIndex(of: "/") else { return nil }
+            return Int(line[line.index(line.startIndex, offsetBy: prefix.count)..<slash])
+        }
+        let first = try XCTUnwrap(windows(after: "training windows: ", in: report), report)
+        let second = try XCTUnwrap(windows(after: "training windows, member 2 of 2: ", in: report), report)
+        XCTAssertEqual(windows(after: "training windows, 2 members side by side: ", in: together), first + second,
+                       "both members' windows in the closing line:\n\(together)")
+        for member in 1...2 {
+            XCTAssertTrue(together.contains("member \(member) · iteration 12/12 · loss"), together)
+        }
+        XCTAssertFalse(together.contains("\niteration "), "every iteration line names its member:\n\(together)")
+        XCTAssertTrue(concurrent.standardOutput.contains("2 ensemble members"), concurrent.standardOutput)
+        XCTAssertEqual(try ModelFile.read(from: sideBySide).tensors, try ModelFile.read(from: model).tensors,
+                       "the same weights whether the members train one after the other or side by side")
 
         let evaluated = try CoachExecutable.run(["evaluate", model.path, "--data", data.path])
         XCTAssertEqual(evaluated.exitCode, 0, evaluated.standardError)

@@ -60,27 +60,46 @@ public struct ActionClassifierTrainer {
             return try trainMember(configuration, on: dataset, exampleIndices: exampleIndices, checkpoint: checkpoint,
                                    resume: resume, shouldContinue: shouldContinue)
         }
-        var first: ActionClassifierTrainingResult? = nil
-        var memberMetrics: [[String: Double]] = []
-        for index in 0..<count {
-            let member = configuration.member(index)
-            let memberCheckpoint = index == 0 ? checkpoint : checkpoint.map { ActionClassifierTrainer.memberCheckpointURL($0, member: index) }
-            var memberResume = resume
-            if resume, index > 0, let memberCheckpoint {
-                // A later member resumes only if it had begun; rank 0's file decides for every rank.
-                let exists = communicator.isRoot && FileManager.default.fileExists(atPath: memberCheckpoint.path)
-                memberResume = try communicator.broadcast([exists ? 1 : 0]).first == 1
+        // Side by side, one core each, when the process has the cores and is alone (an MPI job's
+        // ranks share each member's minibatches instead): a member's layers are too small to
+        // split well across cores, and each member computes the same bits on any thread.
+        let sideBySide = communicator.size == 1 ? ComputeThreads.concurrentJobs(count) : 1
+        var results: [ActionClassifierTrainingResult] = []
+        if sideBySide > 1 {
+            observer?(.note("ensemble: \(count) members (seeds " + (0..<count).map { String(configuration.member($0).seed) }
+                .joined(separator: ", ") + "), \(sideBySide) at a time side by side, one core each"))
+            let events = EnsembleEvents(observer: observer, shouldContinue: shouldContinue, members: count)
+            final class Outcomes: @unchecked Sendable {
+                let lock = NSLock()
+                var values: [Result<ActionClassifierTrainingResult, Error>?] = []
             }
-            observer?(.note("ensemble member \(index + 1) of \(count) (seed \(member.seed))"))
-            let result = try trainMember(member, on: dataset, exampleIndices: exampleIndices, checkpoint: memberCheckpoint,
-                                         resume: memberResume, shouldContinue: shouldContinue,
-                                         phase: index == 0 ? "training windows" : "training windows, member \(index + 1) of \(count)",
-                                         inEnsemble: true)
-            if result.interrupted { return result.with(configuration: configuration) }
-            if let first { first.model.additionalMembers.append(result.model) } else { first = result }
-            memberMetrics.append(result.metrics)
+            let outcomes = Outcomes()
+            outcomes.values = Array(repeating: nil, count: count)
+            ComputeThreads.concurrently(count) { index in
+                let outcome = Result {
+                    try self.trainMember(index, on: dataset, exampleIndices: exampleIndices, checkpoint: checkpoint, resume: resume,
+                                         shouldContinue: events.shouldContinue, observer: events.observer(member: index))
+                }
+                outcomes.lock.withLock { outcomes.values[index] = outcome }
+            }
+            for outcome in outcomes.values {
+                let result = try outcome!.get()
+                if result.interrupted { return result.with(configuration: configuration) }
+                results.append(result)
+            }
+        } else {
+            for index in 0..<count {
+                observer?(.note("ensemble member \(index + 1) of \(count) (seed \(configuration.member(index).seed))"))
+                let result = try trainMember(index, on: dataset, exampleIndices: exampleIndices, checkpoint: checkpoint, resume: resume,
+                                             shouldContinue: shouldContinue, observer: observer)
+                if result.interrupted { return result.with(configuration: configuration) }
+                results.append(result)
+            }
         }
-        var result = first!.with(configuration: configuration)
+        let first = results[0]
+        first.model.additionalMembers = results.dropFirst().map(\.model)
+        let memberMetrics = results.map(\.metrics)
+        var result = first.with(configuration: configuration)
         // One head share for every member: the one with the lowest validation loss over all the
         // members' validation windows (each member's own clips, unseen by its network and head),
         // which weighs twice the evidence a member's own pick has.
@@ -106,6 +125,26 @@ public struct ActionClassifierTrainer {
     public static func checkpointURLs(for output: URL) -> [URL] {
         let checkpoint = checkpointURL(for: output)
         return [checkpoint] + (1..<ActionClassifierTrainingConfiguration.maximumEnsembleMembers).map { memberCheckpointURL(checkpoint, member: $0) }
+    }
+
+    /// Ensemble member `index` of `configuration.ensembleMembers`: its own seed, its checkpoint
+    /// (the run's for the first, `memberCheckpointURL` for the others, resumed only if it had begun).
+    private func trainMember(_ index: Int, on dataset: PoseDataset, exampleIndices: [Int]?, checkpoint: URL?, resume: Bool,
+                             shouldContinue: ((Int) -> Bool)?, observer: TrainingObserver?) throws -> ActionClassifierTrainingResult {
+        let count = configuration.ensembleMembers
+        let memberCheckpoint = index == 0 ? checkpoint : checkpoint.map { ActionClassifierTrainer.memberCheckpointURL($0, member: index) }
+        var memberResume = resume
+        if resume, index > 0, let memberCheckpoint {
+            // A later member resumes only if it had begun; rank 0's file decides for every rank.
+            let exists = communicator.isRoot && FileManager.default.fileExists(atPath: memberCheckpoint.path)
+            memberResume = try communicator.broadcast([exists ? 1 : 0]).first == 1
+        }
+        var trainer = self
+        trainer.observer = observer
+        return try trainer.trainMember(configuration.member(index), on: dataset, exampleIndices: exampleIndices,
+                                       checkpoint: memberCheckpoint, resume: memberResume, shouldContinue: shouldContinue,
+                                       phase: index == 0 ? "training windows" : "training windows, member \(index + 1) of \(count)",
+                                       inEnsemble: true)
     }
 
     /// One member: a network trained with early stopping, then its random-convolution head.

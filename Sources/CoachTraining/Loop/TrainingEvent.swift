@@ -25,6 +25,9 @@ public struct IterationSummary: Sendable, Equatable {
     public var learningRate: Double?
     /// True when this iteration is the best so far on the early-stopping metric.
     public var isBest: Bool
+    /// Which model's iteration it is (from 1) when several train side by side (an ensemble's
+    /// members); nil otherwise.
+    public var member: Int? = nil
 
     public init(iteration: Int, totalIterations: Int, trainingLoss: Double, trainingAccuracy: Double? = nil,
                 validationLoss: Double? = nil, validationAccuracy: Double? = nil, learningRate: Double? = nil,

@@ -129,7 +129,7 @@ enum Console {
                 }
             case let .iteration(s):
                 if quiet { return }
-                var parts = ["iteration \(s.iteration)/\(s.totalIterations)", "loss \(String(format: "%.4f", s.trainingLoss))"]
+                var parts = (s.member.map { ["member \($0)"] } ?? []) + ["iteration \(s.iteration)/\(s.totalIterations)", "loss \(String(format: "%.4f", s.trainingLoss))"]
                 if let a = s.trainingAccuracy { parts.append("accuracy \(percent(a))") }
                 if let l = s.validationLoss { parts.append("validation loss \(String(format: "%.4f", l))") }
                 if let a = s.validationAccuracy { parts.append("validation accuracy \(percent(a))") }

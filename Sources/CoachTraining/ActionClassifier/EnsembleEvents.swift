@@ -1,0 +1,62 @@
+import Foundation
+
+/// Relays the events of ensemble members training side by side to one observer, one event at a
+/// time: each member's notes and warnings named by it ("member 2: …"), its iterations marked with
+/// it, and the members' window progress summed into one phase. `shouldContinue` is asked one
+/// member at a time too.
+final class EnsembleEvents: @unchecked Sendable {
+    private let lock = NSLock()
+    private let target: TrainingObserver?
+    private let continuation: ((Int) -> Bool)?
+    private let members: Int
+    /// Each member's latest window progress.
+    private var progress: [(completed: Int, total: Int)?]
+    private let start = ProgressMeter.now()
+    private var lastEmit = -Double.infinity
+
+    /// The phase the members' summed window progress is reported under.
+    var phase: String { "training windows, \(members) members side by side" }
+
+    init(observer: TrainingObserver?, shouldContinue: ((Int) -> Bool)?, members: Int) {
+        target = observer
+        continuation = shouldContinue
+        self.members = members
+        progress = Array(repeating: nil, count: members)
+    }
+
+    /// The run's `shouldContinue`, asked by one member at a time.
+    var shouldContinue: ((Int) -> Bool)? {
+        guard let continuation else { return nil }
+        return { [self] iteration in lock.withLock { continuation(iteration) } }
+    }
+
+    /// The observer member `index` (from 0) reports to.
+    func observer(member index: Int) -> TrainingObserver? {
+        guard target != nil else { return nil }
+        return { [self] event in lock.withLock { relay(event, member: index) } }
+    }
+
+    private func relay(_ event: TrainingEvent, member index: Int) {
+        guard let target else { return }
+        switch event {
+        case let .progress(_, completed, total, _, _):
+            progress[index] = (completed, total)
+            let reported = progress.compactMap { $0 }
+            let done = reported.reduce(0) { $0 + $1.completed }, total = reported.reduce(0) { $0 + $1.total }
+            let finished = reported.count == members && done == total
+            let now = ProgressMeter.now()
+            if !finished && now - lastEmit < 0.5 { return }
+            lastEmit = now
+            let rate = Double(done) / Swift.max(now - start, 1e-9)
+            target(.progress(phase: phase, completed: done, total: total, itemsPerSecond: rate,
+                             secondsRemaining: rate > 0 ? Double(total - done) / rate : nil))
+        case var .iteration(summary):
+            summary.member = index + 1
+            target(.iteration(summary))
+        case let .note(text):
+            target(.note("member \(index + 1): \(text)"))
+        case let .warning(text):
+            target(.warning("member \(index + 1): \(text)"))
+        }
+    }
+}
