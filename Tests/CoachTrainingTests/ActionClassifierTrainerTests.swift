@@ -309,6 +309,23 @@ final class ActionClassifierTrainerTests: XCTestCase {
         XCTAssertFalse(resumed.interrupted)
         XCTAssertEqual(try modelBytes(resumed, in: directory, name: "resumed.h5"),
                        try modelBytes(oneAfterTheOther, in: directory, name: "one-after-the-other.h5"))
+
+        // A member that fails (its checkpoint cannot be written: a folder is in the way) ends the
+        // run with its error, and the other member stops after its current iteration.
+        var long = configuration
+        long.maximumIterations = 40
+        let blocked = directory.appendingPathComponent("blocked.checkpoint.h5")
+        try FileManager.default.createDirectory(at: ActionClassifierTrainer.memberCheckpointURL(blocked, member: 1),
+                                                withIntermediateDirectories: false)
+        collector.events = []
+        XCTAssertThrowsError(try ActionClassifierTrainer(configuration: long) { collector.events.append($0) }
+            .train(on: dataset, checkpoint: blocked)) { error in
+            let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            XCTAssertTrue(text.contains("blocked.checkpoint.member2.h5"), text)
+        }
+        let firstMemberIterations = collector.events.filter { if case let .iteration(summary) = $0 { summary.member == 1 } else { false } }
+        XCTAssertLessThan(firstMemberIterations.count, 40, "the first member stopped when the second failed")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: blocked.path), "the first member's checkpoint can resume it")
     }
 
     func testEarlyStoppingKeepsTheBestIterationsWeights() throws {

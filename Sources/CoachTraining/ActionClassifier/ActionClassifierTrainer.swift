@@ -80,13 +80,12 @@ public struct ActionClassifierTrainer {
                     try self.trainMember(index, on: dataset, exampleIndices: exampleIndices, checkpoint: checkpoint, resume: resume,
                                          shouldContinue: events.shouldContinue, observer: events.observer(member: index))
                 }
+                if case .failure = outcome { events.memberFailed() }
                 outcomes.lock.withLock { outcomes.values[index] = outcome }
             }
-            for outcome in outcomes.values {
-                let result = try outcome!.get()
-                if result.interrupted { return result.with(configuration: configuration) }
-                results.append(result)
-            }
+            // A member's error first (the others stopped because of it), then an interruption.
+            results = try outcomes.values.map { try $0!.get() }
+            if let interrupted = results.first(where: \.interrupted) { return interrupted.with(configuration: configuration) }
         } else {
             for index in 0..<count {
                 observer?(.note("ensemble member \(index + 1) of \(count) (seed \(configuration.member(index).seed))"))

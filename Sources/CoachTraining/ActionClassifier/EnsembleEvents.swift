@@ -3,7 +3,7 @@ import Foundation
 /// Relays the events of ensemble members training side by side to one observer, one event at a
 /// time: each member's notes and warnings named by it ("member 2: …"), its iterations marked with
 /// it, and the members' window progress summed into one phase. `shouldContinue` is asked one
-/// member at a time too.
+/// member at a time too, and stops the others when one fails.
 final class EnsembleEvents: @unchecked Sendable {
     private let lock = NSLock()
     private let target: TrainingObserver?
@@ -24,11 +24,17 @@ final class EnsembleEvents: @unchecked Sendable {
         progress = Array(repeating: nil, count: members)
     }
 
-    /// The run's `shouldContinue`, asked by one member at a time.
-    var shouldContinue: ((Int) -> Bool)? {
-        guard let continuation else { return nil }
-        return { [self] iteration in lock.withLock { continuation(iteration) } }
+    /// Set once a member failed: the others stop after their current iteration (checkpointed).
+    private var failed = false
+
+    /// The run's `shouldContinue`, asked by one member at a time; false for every member once one
+    /// of them failed.
+    var shouldContinue: (Int) -> Bool {
+        { [self] iteration in lock.withLock { !failed && (continuation?(iteration) ?? true) } }
     }
+
+    /// Stops the other members: one failed, so the run ends with its error.
+    func memberFailed() { lock.withLock { failed = true } }
 
     /// The observer member `index` (from 0) reports to.
     func observer(member index: Int) -> TrainingObserver? {
