@@ -113,4 +113,30 @@ final class ActionClassifierKernelTests: XCTestCase {
             }
         }
     }
+
+    /// The joint mixing against the same sums as one GEMM with the joints moved outside the frames
+    /// (the graph block's former formulation, in primitive ops), forward and both gradients, and
+    /// against numerical gradients.
+    func testJointMixingMatchesOneProductOfPermutedJointsAndItsGradientsAreRight() {
+        for (m, j, p, c) in [(6, 5, 3, 4), (40, 18, 3, 16), (12, 18, 3, 3), (9, 7, 2, 9)] {
+            let x = random([m, j, c], seed: UInt64(c)), a = random([j * p, j], seed: 9)
+            let upstream = random([m, j * p, c], seed: 10)
+            let referenceTape = Tape(mode: .training)
+            let rx = referenceTape.variable(x), ra = referenceTape.variable(a)
+            let columns = rx.permuted([1, 0, 2]).reshaped(to: [j, m * c])
+            let reference = Variable.matmul(ra, columns).reshaped(to: [j * p, m, c]).permuted([1, 0, 2])
+            let referenceGradients = referenceTape.gradients(of: (reference * upstream).sum())
+
+            let tape = Tape(mode: .training)
+            let vx = tape.variable(x), va = tape.variable(a)
+            let mixed = Variable.jointMixing(vx, adjacency: va)
+            let gradients = tape.gradients(of: (mixed * upstream).sum())
+            assertClose(mixed.value.scalars, reference.value.scalars, absolute: 1e-5, "forward \(m)×\(j)×\(p)×\(c)")
+            assertClose(gradients[vx].scalars, referenceGradients[rx].scalars, absolute: 1e-4, "input gradient")
+            assertClose(gradients[va].scalars, referenceGradients[ra].scalars, absolute: 1e-3, "adjacency gradient")
+        }
+        checkGradients([random([5, 4, 3], seed: 1), random([8, 4], seed: 2)], epsilon: 1e-2, tolerance: 1e-2) { v in
+            Variable.jointMixing(v[0], adjacency: v[1])
+        }
+    }
 }

@@ -87,6 +87,21 @@ void coach_thin_gemm(const float *a, int k, const float *b, int n, float *c, int
 void coach_thin_gemm_tn_accumulate(const float *a, int rows, int k, const float *r, int n, float *sums,
                                    int firstColumn, int columnCount);
 
+/// The graph convolution's joint mixing: out[m, r, c] = Σ_j a[r, j] · x[m, j, c] for frames m in
+/// [first, first + count), with a [rows, joints], x [M, joints, channels] and out [M, rows, channels]
+/// (row-major). Each element is one chain of fused multiply-adds over j in order from 0
+///, the same bits on every instruction set.
+void coach_joint_mix(const float *a, int rows, int joints, const float *x, int channels, long first, long count,
+                     float *out);
+
+/// The mixing's adjacency gradient over frames [first, first + count): ga[r, j] = Σ_m Σ_c g[m, r, c] · x[m, j, c]
+/// (g [M, rows, channels], x [M, joints, channels], ga [rows, joints], overwritten). Eight lanes per
+/// element, lane l a chain of fused multiply-adds over the frames in order and the channels
+/// c ≡ l (mod 8), then summed as ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)): the same bits on
+/// every instruction set. Returns 0, or −1 when its 32·rows·joints bytes of scratch cannot be allocated.
+int coach_joint_mix_adjacency_gradient(const float *g, int rows, const float *x, int joints, int channels, long first,
+                                       long count, float *ga);
+
 /// A task of a parallel job: `index` in [0, tasks).
 typedef void (*coach_task)(void *context, int index);
 

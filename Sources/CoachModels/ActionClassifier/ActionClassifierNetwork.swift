@@ -150,12 +150,11 @@ public final class GraphConvolutionBlock: Module {
         let n = x.shape[0], t = x.shape[1], j = x.shape[2], c = x.shape[3]
         let a = x.tape.variable(for: adjacency)
         let p = a.shape[0]
-        // Mix joints: for every frame, out[i, p, :] = Σ_j A[p, i, j] · x[j, :] — one GEMM with
-        // the joints as rows: [J·P, J] · [J, N·T·C].
+        // Mix joints: for every frame, out[i, p, :] = Σ_j A[p, i, j] · x[j, :] — each frame's
+        // [J·P, J] · [J, C] product where the frame lies, written as the spatial map reads it
+        // (`Variable.jointMixing`).
         let rows = a.permuted([1, 0, 2]).reshaped(to: [j * p, j])
-        let columns = x.reshaped(to: [n * t, j, c]).permuted([1, 0, 2]).reshaped(to: [j, n * t * c])
-        let mixed = Variable.matmul(rows, columns).reshaped(to: [j, p, n * t, c]).permuted([2, 0, 1, 3])
-            .reshaped(to: [n, t, j, p * c])
+        let mixed = Variable.jointMixing(x.reshaped(to: [n * t, j, c]), adjacency: rows).reshaped(to: [n, t, j, p * c])
         var h = spatialNorm(spatial(mixed))
         if let temporal {
             h = temporal(h)

@@ -142,3 +142,17 @@ extension Variable {
         }
     }
 }
+
+extension Variable {
+    /// A graph convolution's joint mixing: `x` [M, J, C] (M frames) and `adjacency` [R, J] give
+    /// [M, R, C], out[m, r, :] = Σ_j adjacency[r, j] · x[m, j, :] (`Tensor.jointMixing`). The input
+    /// gradient is the same mixing by the transposed adjacency; the adjacency's sums over every
+    /// frame and channel (`Tensor.jointMixingAdjacencyGradient`).
+    public static func jointMixing(_ x: Variable, adjacency: Variable) -> Variable {
+        let input = x.value, a = adjacency.value
+        let y = Tensor.jointMixing(input, adjacency: a)
+        return x.tape.record(y, inputs: [x, adjacency]) { g in
+            [Tensor.jointMixing(g, adjacency: a.transposed()), Tensor.jointMixingAdjacencyGradient(g, input)]
+        }
+    }
+}
