@@ -15,7 +15,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 // The first `count` of 8 lanes, as a mask for maskload.
 TARGET256 INLINE __m256i mask256(int count) {
