@@ -10,10 +10,11 @@ import XCTest
 /// given in one call or in blocks.
 final class ThinProductTests: XCTestCase {
     /// Shapes around every edge of the kernels: rows not a multiple of 4 or 64, columns of `a` not a
-    /// multiple of 16 or 8, and 1 to 27 thin columns (the AVX2 kernels take 16 and 6 at a time).
+    /// multiple of 16 or 8, and 1 to 27 thin columns (the AVX2 kernels take 16 and 6 at a time),
+    /// a reduction over several of `a·b`'s blocks of 1,024 (the last one partial).
     let shapes: [(m: Int, k: Int, n: Int)] = [
         (1, 1, 1), (5, 17, 3), (67, 130, 4), (130, 33, 6), (9, 300, 7), (70, 50, 13), (3, 1000, 16),
-        (4, 20, 17), (65, 31, 27), (200, 9, 2), (129, 1200, 5),
+        (4, 20, 17), (65, 31, 27), (200, 9, 2), (129, 1200, 5), (37, 2_500, 21),
     ]
 
     func random(_ count: Int, _ generator: inout SeededGenerator) -> Tensor {
