@@ -111,7 +111,9 @@ struct RandomConvolutionFitting {
     }
 
     /// The penalty with the lowest weighted held-out log loss over folds of whole clips (the
-    /// largest penalty when there are too few clips to fold).
+    /// largest penalty when there are too few clips to fold). The penalties go from largest to
+    /// smallest, each fold's fit starting from its fit at the previous one, and the search stops at
+    /// the first penalty that does not lower the loss summed over the folds (`PenaltySearch`).
     func choosePenalty(features: Tensor, targets: [Int], groups: [Int], weights: [Float], classCount: Int,
                        generator: inout SeededGenerator) throws -> Double {
         let penalties = RandomConvolutionFitting.penalties
@@ -120,47 +122,42 @@ struct RandomConvolutionFitting {
         generator.shuffle(&distinctGroups)
         var foldOf: [Int: Int] = [:]
         for (position, group) in distinctGroups.enumerated() { foldOf[group] = position % RandomConvolutionFitting.foldCount }
-        // Each fold's loss per penalty (the ranks share the folds; summed in fold order).
-        let foldLosses: [[Double]] = try communicator.gatherShares(count: RandomConvolutionFitting.foldCount) { folds in
-            folds.map { fold in
-                foldLoss(fold: fold, foldOf: foldOf, features: features, targets: targets, groups: groups, weights: weights,
-                         classCount: classCount)
+        // This rank's folds' last fits (the ranks share the folds; the losses are summed in fold order).
+        var starts: [Int: SoftmaxRegression.Parameters] = [:]
+        let search = try PenaltySearch.lowest(count: penalties.count) { index in
+            let foldLosses: [[Double]] = try communicator.gatherShares(count: RandomConvolutionFitting.foldCount) { folds in
+                folds.map { fold in
+                    guard let fit = foldFit(fold: fold, penalty: penalties[index], start: starts[fold], foldOf: foldOf,
+                                            features: features, targets: targets, groups: groups, weights: weights,
+                                            classCount: classCount)
+                    else { return [] }
+                    starts[fold] = fit.parameters
+                    return [fit.loss]
+                }
             }
+            return foldLosses.reduce(0) { $0 + ($1.first ?? 0) }
         }
-        var losses = [Double](repeating: 0, count: penalties.count)
-        for fold in foldLosses {
-            for (index, loss) in fold.enumerated() { losses[index] += loss }
-        }
-        var best = 0
-        for index in penalties.indices where losses[index] < losses[best] - 1e-12 { best = index }
-        return penalties[best]
+        return penalties[search.index]
     }
 
-    /// The weighted held-out log loss of fold `fold` for each penalty (none when the fold cannot be fitted).
-    func foldLoss(fold: Int, foldOf: [Int: Int], features: Tensor, targets: [Int], groups: [Int], weights: [Float],
-                  classCount: Int) -> [Double] {
-        let penalties = RandomConvolutionFitting.penalties
-        var losses: [Double] = []
+    /// Fold `fold`'s fit at `penalty` from `start` (zero weights when nil) and its weighted held-out
+    /// log loss (nil when the fold cannot be fitted).
+    func foldFit(fold: Int, penalty: Double, start: SoftmaxRegression.Parameters?, foldOf: [Int: Int], features: Tensor,
+                 targets: [Int], groups: [Int], weights: [Float], classCount: Int)
+        -> (parameters: SoftmaxRegression.Parameters, loss: Double)? {
         let training = groups.indices.filter { foldOf[groups[$0]] != fold }
         let held = groups.indices.filter { foldOf[groups[$0]] == fold }
-        guard Set(training.map { targets[$0] }).count >= 2, !held.isEmpty else { return [] }
-        let trainingFeatures = features.rows(training)
-        let heldFeatures = features.rows(held)
-        var start: SoftmaxRegression.Parameters? = nil
-        for penalty in penalties {
-            let fit = SoftmaxRegression(l2Penalty: penalty).fit(
-                features: trainingFeatures, labels: training.map { targets[$0] }, classCount: classCount,
-                maximumIterations: RandomConvolutionFitting.maximumCrossValidationIterations,
-                sampleWeights: training.map { weights[$0] }, start: start)
-            start = fit.parameters
-            let probabilities = fit.parameters.logits(heldFeatures).softmax(axis: -1)
-            var loss = 0.0, total = 0.0
-            for (row, item) in held.enumerated() {
-                loss -= Double(weights[item]) * log(max(Double(probabilities.scalars[row * classCount + targets[item]]), 1e-12))
-                total += Double(weights[item])
-            }
-            losses.append(loss / max(total, 1e-12))
+        guard Set(training.map { targets[$0] }).count >= 2, !held.isEmpty else { return nil }
+        let fit = SoftmaxRegression(l2Penalty: penalty).fit(
+            features: features.rows(training), labels: training.map { targets[$0] }, classCount: classCount,
+            maximumIterations: RandomConvolutionFitting.maximumCrossValidationIterations,
+            sampleWeights: training.map { weights[$0] }, start: start)
+        let probabilities = fit.parameters.logits(features.rows(held)).softmax(axis: -1)
+        var loss = 0.0, total = 0.0
+        for (row, item) in held.enumerated() {
+            loss -= Double(weights[item]) * log(max(Double(probabilities.scalars[row * classCount + targets[item]]), 1e-12))
+            total += Double(weights[item])
         }
-        return losses
+        return (fit.parameters, loss / max(total, 1e-12))
     }
 }
