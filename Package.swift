@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "CoachVision", dependencies: ["CoachData", "CFourier"],
                 swiftSettings: numericSettings),
         .target(name: "CoachModels",
-                dependencies: ["CoachNN", "CoachData", "CHDF5", "COpenSSL"],
+                dependencies: ["CoachNN", "CoachData", "CHDF5", "COpenSSL", "CKernels"],
                 swiftSettings: numericSettings),
         .target(name: "CoachTraining", dependencies: ["CoachModels", "CMPI"],
                 swiftSettings: numericSettings),

@@ -102,6 +102,14 @@ void coach_joint_mix(const float *a, int rows, int joints, const float *x, int c
 int coach_joint_mix_adjacency_gradient(const float *g, int rows, const float *x, int joints, int channels, long first,
                                        long count, float *ga);
 
+/// MiniRocket's pooling of one convolution output `out` against `count` biases: for bias b,
+/// features[2b] = (frames t in [lower, upper) with out[t] − bias > 0) · `inverse` (the proportion of
+/// positive values when `inverse` is 1 / (upper − lower)) and features[2b + 1] = the mean of those
+/// positive values (0 when there are none). Each is summed over the frames in order, the same bits
+/// on every instruction set.
+void coach_positive_values(const float *out, int lower, int upper, const float *biases, int count, float inverse,
+                           float *features);
+
 /// A task of a parallel job: `index` in [0, tasks).
 typedef void (*coach_task)(void *context, int index);
 

@@ -1,3 +1,4 @@
+import CKernels
 import CoachRandom
 import Foundation
 
@@ -234,20 +235,12 @@ public struct RandomConvolutionTransform: Equatable, Sendable {
                     upper = length - reach
                 }
                 let inverse = 1 / Float(upper - lower)
-                for _ in 0..<biasCounts[combination] {
-                    let bias = biases[biasIndex]
-                    var positives: Float = 0, sum: Float = 0
-                    for t in lower..<upper {
-                        let excess = out[t] - bias
-                        if excess > 0 {
-                            positives += 1
-                            sum += excess
-                        }
-                    }
-                    features[2 * biasIndex] = positives * inverse
-                    features[2 * biasIndex + 1] = positives > 0 ? sum / positives : 0
-                    biasIndex += 1
+                let count = biasCounts[combination]
+                biases.withUnsafeBufferPointer { biases in
+                    coach_positive_values(out.baseAddress!, Int32(lower), Int32(upper), biases.baseAddress! + biasIndex,
+                                          Int32(count), inverse, features.baseAddress! + 2 * biasIndex)
                 }
+                biasIndex += count
             }
         }
     }
