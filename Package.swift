@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "CoachVision", dependencies: ["CoachData", "CFourier"],
                 swiftSettings: numericSettings),
         .target(name: "CoachModels",
-                dependencies: ["CoachNN", "CoachData", "CHDF5", "COpenSSL", "CKernels"],
+                dependencies: ["CoachNN", "CoachData", "CHDF5", "COpenSSL"],
                 swiftSettings: numericSettings),
         .target(name: "CoachTraining", dependencies: ["CoachModels", "CMPI"],
                 swiftSettings: numericSettings),

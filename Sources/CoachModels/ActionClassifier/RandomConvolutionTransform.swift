@@ -1,5 +1,5 @@
-import CKernels
 import CoachRandom
+import CoachTensor
 import Foundation
 
 /// A MiniRocket-style random convolution transform of multichannel series (pose windows):
@@ -237,8 +237,10 @@ public struct RandomConvolutionTransform: Equatable, Sendable {
                 let inverse = 1 / Float(upper - lower)
                 let count = biasCounts[combination]
                 biases.withUnsafeBufferPointer { biases in
-                    coach_positive_values(out.baseAddress!, Int32(lower), Int32(upper), biases.baseAddress! + biasIndex,
-                                          Int32(count), inverse, features.baseAddress! + 2 * biasIndex)
+                    poolPositiveValues(UnsafeBufferPointer(out), frames: lower..<upper,
+                                       biases: UnsafeBufferPointer(rebasing: biases[biasIndex..<(biasIndex + count)]),
+                                       inverse: inverse,
+                                       into: UnsafeMutableBufferPointer(rebasing: features[(2 * biasIndex)..<(2 * (biasIndex + count))]))
                 }
                 biasIndex += count
             }
