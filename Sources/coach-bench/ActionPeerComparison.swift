@@ -214,7 +214,7 @@ enum ActionPeerComparison {
         if !hasPeer { print("note: no peer Python at \(peerPython) (make bench installs aeon there): peers skipped") }
         for (title, splits) in try splits(sharedPath: sharedPath, sets: sets) {
             var total = Scores()
-            var runs = 0
+            var runs = 0, peerRuns = 0
             for split in splits {
                 var peers: [UInt64: (Double, Double, Double)] = [:]
                 if hasPeer { peers = try runPeers(split, script: script, python: peerPython, seeds: seeds) }
@@ -254,6 +254,7 @@ enum ActionPeerComparison {
                         total.minirocket += peer.0
                         total.multirocket += peer.1
                         total.peerSeconds += peer.2
+                        peerRuns += 1
                     }
                     runs += 1
                 }
@@ -264,10 +265,14 @@ enum ActionPeerComparison {
                   + "random-convolution head alone \(format(total.head / n, 3)), equal shares \(format(total.equalShares / n, 3)), "
                   + "first member alone \(format(total.firstMember / n, 3)), second \(format(total.secondMember / n, 3)); \(format(total.seconds / n, 1)) s per model; "
                   + "head shares \(total.weights.map { $0.map { String($0) }.joined(separator: "/") }.joined(separator: " ")))")
-            if hasPeer {
-                print("  aeon MiniRocket         \(format(total.minirocket / n, 3))")
-                print("  aeon MultiRocket        \(format(total.multirocket / n, 3))   (both peers: \(format(total.peerSeconds / n, 1)) s per split and seed)")
+            if peerRuns == runs && runs > 0 {
+                let p = Double(peerRuns)
+                print("  aeon MiniRocket         \(format(total.minirocket / p, 3))")
+                print("  aeon MultiRocket        \(format(total.multirocket / p, 3))   (both peers: \(format(total.peerSeconds / p, 1)) s per split and seed)")
                 print("  ratio Coach / best peer \(format(total.ensemble / max(total.minirocket, total.multirocket, 1e-9), 3))")
+            } else if hasPeer {
+                // Scores of some splits only would not compare with Coach's over all of them.
+                print("  peers not measured: their script gave scores for \(peerRuns) of \(runs) split and seed pairs (see the notes above; `make bench-peers` installs aeon)")
             }
         }
     }
