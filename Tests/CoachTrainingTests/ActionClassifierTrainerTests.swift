@@ -225,6 +225,29 @@ final class ActionClassifierTrainerTests: XCTestCase {
         XCTAssertEqual(plain.randomConvolution?.transform.channelCounts, head.transform.channelCounts)
     }
 
+    func testSmallDataGivesTheHeadMoreAugmentedWindows() throws {
+        func headNote(_ configuration: ActionClassifierTrainingConfiguration) throws -> String {
+            final class Collector: @unchecked Sendable { var notes: [String] = [] }
+            let collector = Collector()
+            _ = try ActionClassifierTrainer(configuration: configuration) { event in
+                if case let .note(text) = event, text.hasPrefix("random-convolution head: 336 features of") { collector.notes.append(text) }
+            }.train(on: dataset)
+            return try XCTUnwrap(collector.notes.first, "the head's note")
+        }
+        var configuration = toyConfiguration(iterations: 1)
+        configuration.randomConvolutionFeatures = 336
+        configuration.augmentations = []
+        // Without augmentations the head takes the cut windows alone.
+        let plain = try headNote(configuration)
+        let cut = try XCTUnwrap(Int(plain.split(separator: " ")[5]), plain)
+        XCTAssertEqual(plain, "random-convolution head: 336 features of \(cut) windows")
+        XCTAssertLessThan(cut * 5, 8_000, "small data")
+        // With them, each of those windows gets four augmented copies while all stay within 8,000.
+        configuration.augmentations = [.rotate, .jitter]
+        XCTAssertEqual(try headNote(configuration),
+                       "random-convolution head: 336 features of \(cut * 5) windows (\(cut) cut from the training segments, each with 4 augmented copies)")
+    }
+
     func testAnEnsembleInterruptedInItsSecondMemberResumesToTheSameModel() throws {
         // On one thread the members train one after the other.
         let threads = ComputeThreads.count

@@ -3,7 +3,8 @@ import CoachModels
 import Foundation
 
 /// Fits an action classifier's random-convolution head: windows cut evenly from the training
-/// segments (plus one augmented window per window when augmentations are on), MiniRocket
+/// segments (plus augmented windows when augmentations are on: one per window, and up to four
+/// when the data is small), MiniRocket
 /// biases from those windows (each joint's undetected frames filled from its detected ones), then a class-balanced multinomial logistic regression on the
 /// standardised features whose L2 penalty is chosen by cross-validation over folds of whole clips
 /// (segments of one clip never sit on both sides), and refitted on every training window.
@@ -12,6 +13,10 @@ struct RandomConvolutionFitting {
     static let maximumWindowsPerSegment = 16
     /// Windows used in all at most (the feature matrix is windows × features floats).
     static let maximumWindows = 8_000
+    /// Augmented windows per cut window at most. Small data gets more of them while all its
+    /// windows stay within `maximumWindows` (NATOPS's 162 training clips: four, 1,620 windows in
+    /// all): the head then learns the augmentations' variety from more than one draw per window.
+    static let maximumAugmentedCopies = 4
     /// The penalties tried, largest first (each fit starts from the previous one's weights).
     static let penalties: [Double] = [1, 0.1, 0.01]
     /// Cross-validation folds.
@@ -44,24 +49,30 @@ struct RandomConvolutionFitting {
     /// clip `groups`, `classCount` classes; every random choice comes from `generator`.
     func fit(sequences: [PoseSequence], targets: [Int], groups: [Int], classCount: Int,
              generator: inout SeededGenerator) throws -> RandomConvolutionHead {
-        // Windows, at most `maximumWindows` (fewer per segment when the data is large).
+        // Windows, at most `maximumWindows` (fewer per segment when the data is large), each with
+        // one augmented copy or, while they fit, up to `maximumAugmentedCopies`.
         var perSegment = RandomConvolutionFitting.maximumWindowsPerSegment
-        let copies = augmenter == nil ? 1 : 2
-        while perSegment > 1 && sequences.map({ self.windows(of: $0, perSegment: perSegment).count }).reduce(0, +) * copies
-                > RandomConvolutionFitting.maximumWindows {
+        let cutCount = { (perSegment: Int) in sequences.map { self.windows(of: $0, perSegment: perSegment).count }.reduce(0, +) }
+        let copies = augmenter == nil ? 0 : max(1, min(RandomConvolutionFitting.maximumAugmentedCopies,
+                                                       RandomConvolutionFitting.maximumWindows / max(cutCount(perSegment), 1) - 1))
+        while perSegment > 1 && cutCount(perSegment) * (1 + copies) > RandomConvolutionFitting.maximumWindows {
             perSegment -= 1
         }
         var windows: [PoseWindow] = [], windowTargets: [Int] = [], windowGroups: [Int] = []
         for (index, sequence) in sequences.enumerated() {
             var cut = self.windows(of: sequence, perSegment: perSegment)
             if let augmenter {
-                cut += cut.map { _ in sampler.randomWindow(from: sequence, augmenter: augmenter, generator: &generator) }
+                let plain = cut.count
+                for _ in 0..<copies {
+                    cut += (0..<plain).map { _ in sampler.randomWindow(from: sequence, augmenter: augmenter, generator: &generator) }
+                }
             }
             windows += cut
             windowTargets += [Int](repeating: targets[index], count: cut.count)
             windowGroups += [Int](repeating: groups[index], count: cut.count)
         }
-        observer?(.note("random-convolution head: \(featureCount) features of \(windows.count) windows"))
+        observer?(.note("random-convolution head: \(featureCount) features of \(windows.count) windows"
+                        + (copies > 1 ? " (\(windows.count / (1 + copies)) cut from the training segments, each with \(copies) augmented copies)" : "")))
 
         // The transform and its features.
         let series = RandomConvolutionHead.series(of: encoding.encode(windows), encoding: encoding, fillsGaps: true)
