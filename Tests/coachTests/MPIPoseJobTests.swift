@@ -8,22 +8,35 @@ import XCTest
 /// a given N repeats its bytes and resumes to them; two ranks reach a plain run's accuracy on
 /// NATOPS recordings neither saw.
 final class MPIPoseJobTests: XCTestCase {
-    /// NATOPS (real recordings) split by file order: every fourth clip of each class held out.
-    static func natopsSplit(in folder: URL) throws -> (train: URL, test: URL) {
+    /// Copies NATOPS's clips (real recordings), each class's in file order, to the folder
+    /// `destination(index in the class)` gives (nil: not copied), in a subfolder per class.
+    static func copyNATOPS(_ destination: (Int) -> URL?) throws {
         let source = try SharedData.require("data/natops/train")
-        let train = folder.appendingPathComponent("train"), test = folder.appendingPathComponent("test")
         let manager = FileManager.default
         for label in try manager.contentsOfDirectory(atPath: source.path).sorted() {
             let clips = try manager.contentsOfDirectory(atPath: source.appendingPathComponent(label).path)
                 .filter { $0.hasSuffix(".csv") }.sorted()
             for (index, clip) in clips.enumerated() {
-                let side = (index % 4 == 0 ? test : train).appendingPathComponent(label)
+                guard let side = destination(index)?.appendingPathComponent(label) else { continue }
                 try manager.createDirectory(at: side, withIntermediateDirectories: true)
                 try manager.copyItem(at: source.appendingPathComponent(label).appendingPathComponent(clip),
                                      to: side.appendingPathComponent(clip))
             }
         }
+    }
+
+    /// NATOPS split by file order: every fourth clip of each class held out.
+    static func natopsSplit(in folder: URL) throws -> (train: URL, test: URL) {
+        let train = folder.appendingPathComponent("train"), test = folder.appendingPathComponent("test")
+        try copyNATOPS { $0 % 4 == 0 ? test : train }
         return (train, test)
+    }
+
+    /// The first `count` NATOPS clips of each class: enough for the tests of how ranks share the
+    /// work (their bytes, a killed rank), which do not depend on what is learned.
+    static func natopsClips(_ count: Int, in folder: URL) throws -> URL {
+        try copyNATOPS { $0 < count ? folder : nil }
+        return folder
     }
 
     /// `coach train action-classifier` on `data` to a fresh `folder/name/model.h5`, plainly or on `ranks` ranks.
@@ -38,8 +51,8 @@ final class MPIPoseJobTests: XCTestCase {
     func testActionClassifierOnOneRankWritesThePlainBytesAndTwoRanksRepeatTheirs() throws {
         _ = try MPIJobTests.mpirun()
         let folder = try temporaryDirectory(self)
-        let data = try SharedData.require("data/natops/train")
-        // A short run with a smaller head (2,000 random-convolution features, not 10,000): what is
+        let data = try Self.natopsClips(8, in: folder.appendingPathComponent("natops"))
+        // A short run on 48 clips with a smaller head (2,000 random-convolution features, not 10,000): what is
         // under test is how the ranks share the work, not what the model learns.
         let short = ["--max-iterations", "12", "--random-convolution-features", "2000", "--seed", "3"]
         let plain = try Data(contentsOf: Self.trainActions(data, folder: folder, name: "plain", ranks: nil, extra: short))
@@ -141,7 +154,7 @@ final class MPIPoseJobTests: XCTestCase {
     func testAKilledActionJobResumesToTheUninterruptedBytes() throws {
         _ = try MPIJobTests.mpirun()
         let folder = try temporaryDirectory(self)
-        let data = try SharedData.require("data/natops/train")
+        let data = try Self.natopsClips(8, in: folder.appendingPathComponent("natops"))
         let options = ["--max-iterations", "30", "--patience", "100", "--random-convolution-features", "2000", "--seed", "2"]
         let reference = try Data(contentsOf: Self.trainActions(data, folder: folder, name: "reference", ranks: 2, extra: options))
 
