@@ -73,10 +73,12 @@ final class MPIPoseJobTests: XCTestCase {
     func testPredictOverRanksPrintsTheClipsInOrderOrOnlyTheErrors() throws {
         _ = try MPIJobTests.mpirun()
         let folder = try temporaryDirectory(self)
-        let split = try Self.natopsSplit(in: folder.appendingPathComponent("natops"))
-        let model = try Self.trainActions(split.train, folder: folder, name: "model", ranks: nil, extra: ["--max-iterations", "6"])
-        let clips = try FileManager.default.subpathsOfDirectory(atPath: split.test.path).filter { $0.hasSuffix(".csv") }.sorted()
-            .prefix(9).map { split.test.appendingPathComponent($0).path }
+        // What is compared is the order and form of the output, not what the model knows.
+        let data = try Self.natopsClips(8, in: folder.appendingPathComponent("natops"))
+        let model = try Self.trainActions(data, folder: folder, name: "model", ranks: nil,
+                                          extra: ["--max-iterations", "6", "--random-convolution-features", "2000"])
+        let clips = try FileManager.default.subpathsOfDirectory(atPath: data.path).filter { $0.hasSuffix(".csv") }.sorted()
+            .prefix(9).map { data.appendingPathComponent($0).path }
         for json in [false, true] {
             let arguments = ["predict", model.path] + clips + (json ? ["--json"] : [])
             let one = try CoachExecutable.run(arguments)
