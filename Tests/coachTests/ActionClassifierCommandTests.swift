@@ -43,7 +43,8 @@ final class ActionClassifierCommandTests: XCTestCase {
     func train(_ data: URL, output: URL, extra: [String] = [], threads: Int? = nil) throws -> CoachExecutable.Result {
         try CoachExecutable.run(["train", "action-classifier", "--data", data.path, "--output", output.path,
                                  "--prediction-window", "16", "--max-iterations", "12", "--batch-size", "8",
-                                 "--random-convolution-features", "2000", "--seed", "3"] + extra, environment: threads.map { ["COACH_THREADS": "\($0)"] } ?? [:])
+                                 "--random-convolution-features", "2000", "--seed", "3"] + extra,
+                                environment: threads.map { ["COACH_THREADS": "\($0)"] } ?? [:])
     }
 
     /// A clip in which no joint was ever detected is refused by predict (naming it) rather than

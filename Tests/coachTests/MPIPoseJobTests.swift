@@ -52,8 +52,8 @@ final class MPIPoseJobTests: XCTestCase {
         _ = try MPIJobTests.mpirun()
         let folder = try temporaryDirectory(self)
         let data = try Self.natopsClips(8, in: folder.appendingPathComponent("natops"))
-        // A short run on 48 clips with a smaller head (2,000 random-convolution features, not 10,000): what is
-        // under test is how the ranks share the work, not what the model learns.
+        // A short run on 48 clips with a smaller head (2,000 random-convolution features, not
+        // 10,000): what is under test is how the ranks share the work, not what the model learns.
         let short = ["--max-iterations", "12", "--random-convolution-features", "2000", "--seed", "3"]
         let plain = try Data(contentsOf: Self.trainActions(data, folder: folder, name: "plain", ranks: nil, extra: short))
         let one = try Data(contentsOf: Self.trainActions(data, folder: folder, name: "one", ranks: 1, extra: short))
@@ -138,7 +138,8 @@ final class MPIPoseJobTests: XCTestCase {
                 // the same bits on any number of ranks (testActionClassifierOnOneRank…): with it the
                 // six runs gave the same accuracies as without, in twice the time (105 s against 48).
                 let model = try Self.trainActions(split.train, folder: folder, name: "\(name)\(seed)", ranks: ranks,
-                                                  extra: ["--seed", "\(seed)", "--ensemble", "1", "--random-convolution-features", "0"])
+                                                  extra: ["--seed", "\(seed)", "--ensemble", "1",
+                                                          "--random-convolution-features", "0"])
                 let evaluation = try CoachExecutable.run(["evaluate", model.path, "--data", split.test.path, "--json"])
                 XCTAssertEqual(evaluation.exitCode, 0, evaluation.standardError)
                 let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(evaluation.standardOutput.utf8)) as? [String: Any])

@@ -124,9 +124,9 @@ final class ThrowAnalyzerTests: XCTestCase {
 
     /// The generated throw dataset (3-D people throwing overhand, underhand and under the leg
     /// among background activities and real motion capture, filmed from every side): the default
-    /// classifier, one member of its ensemble, trained on one generated split is scored per annotated segment on a held-out
-    /// split of other people and cameras, and then types the throws of a rendered game. One
-    /// training serves both checks (it is the longest part of either).
+    /// classifier, one member of its ensemble, trained on one generated split is scored per
+    /// annotated segment on a held-out split of other people and cameras, and then types the
+    /// throws of a rendered game. One training serves both checks (it is the longest part of either).
     func testGeneratedThrowsOfOtherPeopleAreRecognisedAndTypedInAGame() throws {
         let directory = try temporaryDirectory(self)
         let generator = ThrowDatasetGenerator()
