@@ -1,9 +1,9 @@
 import Foundation
 
 /// What a dataset may read: only regular files (never a pipe, socket or device, which would block
-/// or never end), and within a class folder only what lies in that folder — a symbolic link is
-/// followed only when it leads to a regular file inside the same class folder, and links to folders
-/// are not followed, so no link loop or link out of a class folder can relabel or repeat a file.
+/// or never end). A symbolic link is followed when it leads to a regular file in its own class
+/// folder or outside the dataset, never into another class folder or to a folder, so no link loop
+/// or link between class folders can relabel or repeat a file (`skipReason`).
 public enum DataFiles {
     /// The kind of filesystem object at `url`, without following a final symbolic link.
     enum Kind { case regular, directory, symbolicLink, other, missing }
@@ -44,16 +44,44 @@ public enum DataFiles {
     /// Whether `url` is a real folder (not a link to one).
     public static func isRealFolder(_ url: URL) -> Bool { kind(of: url) == .directory }
 
-    /// Whether `url` may be read as a data file of the class folder `folder`: a regular file, or
-    /// a link to a regular file inside `folder`.
-    public static func isReadableFile(_ url: URL, inClassFolder folder: URL) -> Bool {
+    /// Why the entry `url` of the class folder `folder`, in the dataset folder `root`, is not read
+    /// as a data file, in words, or nil when it is read: a regular file, or a symbolic link to a
+    /// regular file in the same class folder or outside the dataset — as split folders made of
+    /// links to one collection are (`train/cat/x.jpg → all/cat/x.jpg`). A link into another class
+    /// folder of the same dataset would give that file a second label, and a link to a folder
+    /// could loop, so neither is followed; pipes, sockets and devices are never opened.
+    public static func skipReason(_ url: URL, inClassFolder folder: URL, datasetRoot root: URL) -> String? {
         switch kind(of: url) {
-        case .regular: return true
+        case .regular: return nil
+        case .directory: return "a folder"
+        case .missing: return "no such file"
+        case .other: return "not a regular file (a named pipe, socket or device)"
         case .symbolicLink:
-            let target = url.resolvingSymlinksInPath(), base = folder.resolvingSymlinksInPath()
-            guard kind(of: target) == .regular else { return false }
-            return target.path.hasPrefix(base.path.hasSuffix("/") ? base.path : base.path + "/")
-        default: return false
+            let target = url.resolvingSymlinksInPath()
+            switch kind(of: target) {
+            case .regular: break
+            case .directory: return "a link to a folder (links to folders are not followed)"
+            case .missing, .symbolicLink:
+                let problem = self.problem(with: url) ?? "a link to nothing"
+                return problem.hasPrefix("it is ") ? String(problem.dropFirst(6)) : problem
+            case .other: return "a link to something that is not a regular file"
+            }
+            if contains(folder.resolvingSymlinksInPath(), target) || !contains(root.resolvingSymlinksInPath(), target) { return nil }
+            return "a link to \(target.path), in another class folder (it would be read under two labels)"
         }
+    }
+
+    /// Whether `url` lies inside the folder `base` (both with links resolved).
+    private static func contains(_ base: URL, _ url: URL) -> Bool {
+        url.path.hasPrefix(base.path.hasSuffix("/") ? base.path : base.path + "/")
+    }
+
+    /// Up to `limit` entries with their reasons, for an error about a class folder that has
+    /// nothing readable ("x.jpg: a link to …; y.jpg: …"), or nil when nothing was skipped.
+    public static func skippedSummary(_ skipped: [(url: URL, reason: String)], limit: Int = 3) -> String? {
+        guard !skipped.isEmpty else { return nil }
+        var parts = skipped.prefix(limit).map { "\($0.url.lastPathComponent): \($0.reason)" }
+        if skipped.count > limit { parts.append("\(skipped.count - limit) more") }
+        return parts.joined(separator: "; ")
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 
 /// One problem found while reading a labeled image folder (FORMATS §1).
 public enum ImageFolderProblem: Equatable, Sendable, CustomStringConvertible {
-    /// A class folder holds no image files.
-    case emptyClass(label: String, path: String)
+    /// A class folder holds no image files it may read (`notRead`: the images it skipped, and why).
+    case emptyClass(label: String, path: String, notRead: String? = nil)
     /// A folder could not be listed (permissions, not a folder, I/O error).
     case unreadableFolder(path: String, reason: String)
     /// The folder has no class sub-folders with images.
@@ -12,8 +12,9 @@ public enum ImageFolderProblem: Equatable, Sendable, CustomStringConvertible {
     /// A sentence naming the path and what was expected.
     public var description: String {
         switch self {
-        case let .emptyClass(label, path):
-            return "\(path): class '\(label)' has no images (expected .jpg, .jpeg or .png files); add images or remove the folder"
+        case let .emptyClass(label, path, notRead):
+            let why = notRead.map { " it can read (not read: \($0))" } ?? ""
+            return "\(path): class '\(label)' has no images\(why) (expected .jpg, .jpeg or .png files); add images or remove the folder"
         case let .unreadableFolder(path, reason):
             return "\(path): cannot read the folder: \(reason)"
         case let .noClasses(path):

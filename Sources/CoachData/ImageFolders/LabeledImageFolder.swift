@@ -65,10 +65,12 @@ public struct LabeledImageFolder: Equatable, Sendable {
                 continue
             }
             var classImages: [URL] = []
-            collectImages(in: entry, classFolder: entry, into: &classImages, ignored: &ignored, problems: &problems)
+            var skipped: [(url: URL, reason: String)] = []
+            collectImages(in: entry, classFolder: entry, root: root, into: &classImages, ignored: &ignored, skipped: &skipped,
+                          problems: &problems)
             if classImages.isEmpty {
                 if !problems.contains(where: { if case let .unreadableFolder(path, _) = $0 { return path == entry.path } else { return false } }) {
-                    problems.append(.emptyClass(label: name, path: entry.path))
+                    problems.append(.emptyClass(label: name, path: entry.path, notRead: DataFiles.skippedSummary(skipped)))
                 }
                 continue
             }
@@ -115,10 +117,10 @@ public struct LabeledImageFolder: Equatable, Sendable {
     }
 
     /// The images under `folder` (recursively through real subfolders) that `DataFiles` allows for
-    /// `classFolder`; links to folders, links leading out of the class folder, pipes and devices
-    /// are ignored (and listed).
-    private static func collectImages(in folder: URL, classFolder: URL, into images: inout [URL], ignored: inout [URL],
-                                      problems: inout [ImageFolderProblem]) {
+    /// `classFolder` of the dataset at `root`; links to folders, links into other class folders,
+    /// pipes and devices are ignored (listed, and with their reasons in `skipped`).
+    private static func collectImages(in folder: URL, classFolder: URL, root: URL, into images: inout [URL], ignored: inout [URL],
+                                      skipped: inout [(url: URL, reason: String)], problems: inout [ImageFolderProblem]) {
         let entries: [URL]
         do {
             entries = try listFolder(folder)
@@ -130,11 +132,15 @@ public struct LabeledImageFolder: Equatable, Sendable {
             if entry.lastPathComponent.hasPrefix(".") {
                 ignored.append(entry)
             } else if DataFiles.isRealFolder(entry) {
-                collectImages(in: entry, classFolder: classFolder, into: &images, ignored: &ignored, problems: &problems)
-            } else if isImageFile(entry) && DataFiles.isReadableFile(entry, inClassFolder: classFolder) {
-                images.append(entry)
-            } else {
+                collectImages(in: entry, classFolder: classFolder, root: root, into: &images, ignored: &ignored, skipped: &skipped,
+                              problems: &problems)
+            } else if !isImageFile(entry) {
                 ignored.append(entry)
+            } else if let reason = DataFiles.skipReason(entry, inClassFolder: classFolder, datasetRoot: root) {
+                skipped.append((entry, reason))
+                ignored.append(entry)
+            } else {
+                images.append(entry)
             }
         }
     }

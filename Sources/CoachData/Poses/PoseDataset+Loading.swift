@@ -54,14 +54,17 @@ extension PoseDataset {
             classFolders += 1
             let label = entry.lastPathComponent
             var clipFiles: [URL] = []
+            var skipped: [(url: URL, reason: String)] = []
             do {
                 for file in try sortedEntries(of: entry) {
                     let ext = file.pathExtension.lowercased()
-                    if DataFiles.isReadableFile(file, inClassFolder: entry), PoseClipReader.fileExtensions.contains(ext)
-                        || MediaKind.videoExtensions.contains(ext) || MediaKind.photoExtensions.contains(ext) {
-                        clipFiles.append(file)
-                    } else {
+                    guard PoseClipReader.fileExtensions.contains(ext) || MediaKind.videoExtensions.contains(ext)
+                        || MediaKind.photoExtensions.contains(ext) else { ignored.append(file); continue }
+                    if let reason = DataFiles.skipReason(file, inClassFolder: entry, datasetRoot: root) {
+                        skipped.append((file, reason))
                         ignored.append(file)
+                    } else {
+                        clipFiles.append(file)
                     }
                 }
             } catch {
@@ -69,7 +72,8 @@ extension PoseDataset {
                 continue
             }
             if clipFiles.isEmpty {
-                log.add(entry, "class folder '\(label)' has no .csv or .json clips, videos or photos: expected at least one clip per class")
+                let why = DataFiles.skippedSummary(skipped).map { " (not read: \($0))" } ?? ""
+                log.add(entry, "class folder '\(label)' has no .csv or .json clips, videos or photos\(why): expected at least one clip per class")
             }
             for file in clipFiles {
                 if let clip = PoseClipReader.read(file, options: options, log: &log) {
