@@ -19,6 +19,8 @@ enum ActionPeerComparison {
         var windowLength: Int
         /// The test examples' dataset when it is not `dataset` (a separate test set).
         var testDataset: PoseDataset? = nil
+        /// Validation segments of their own (`--validation-data`), instead of a held-out fraction.
+        var validation: [PoseExample]? = nil
 
         var evaluationDataset: PoseDataset { testDataset ?? dataset }
     }
@@ -147,13 +149,28 @@ enum ActionPeerComparison {
         // joints (head, shoulders, elbows, wrists, hips, knees, ankles) come once mapped to body18.
         if sets.contains("throws-3d") { result.append(try depthThrows()) }
         let throwSets = [("throws", "generated throws (body18, 2-D)"),
-                         ("throws-13", "generated throws with 13 joints (neck, eyes and ears never detected)")]
+                         ("throws-13", "generated throws with 13 joints (neck, eyes and ears never detected)"),
+                         ("throws-apart", "generated throws validated on other people (--validation-data)")]
             .filter { sets.contains($0.0) }
         guard !throwSets.isEmpty else { return result }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coach-bench-peer-throws-\(getpid())")
         defer { try? FileManager.default.removeItem(at: folder) }
         let generated = try ThrowDatasetGenerator().generateSplits(into: folder, trainingClips: 160, testClips: 80, seed: 11)
         for (set, title) in throwSets {
+            if set == "throws-apart" {
+                // The last 16 training clips give way to 16 clips of people (and cameras) the
+                // training clips never show, as a user who validates on other people would have:
+                // 144 clips train, as after the default's 10 % held out of the 160.
+                let training = try PoseDataset.loadAnnotations(generated.training.annotationFile)
+                let test = try PoseDataset.loadAnnotations(generated.test.annotationFile)
+                let summary = try ThrowDatasetGenerator().generate(into: folder.appendingPathComponent("validation"), clips: 16, seed: 29)
+                let validation = try PoseDataset.loadAnnotations(summary.annotationFile).examples(conformingTo: training)
+                result.append(("\(title), 144 training clips, 16 validation clips and 80 test clips of other people and cameras", [
+                    Split(name: set, dataset: training, training: training.examples.indices.filter { training.examples[$0].clipIndex < 144 },
+                          test: Array(test.examples.indices), windowLength: 45, testDataset: test, validation: validation),
+                ]))
+                continue
+            }
             var training = try PoseDataset.loadAnnotations(generated.training.annotationFile)
             var test = try PoseDataset.loadAnnotations(generated.test.annotationFile)
             if set == "throws-13" {
@@ -227,7 +244,7 @@ enum ActionPeerComparison {
                     if let maximumIterations { configuration.maximumIterations = maximumIterations }
                     let start = Timing.now()
                     let model = try ActionClassifierTrainer(configuration: configuration)
-                        .train(on: split.dataset, exampleIndices: split.training).model
+                        .train(on: split.dataset, exampleIndices: split.training, validationExamples: split.validation).model
                     total.seconds += Timing.now() - start
                     let shares = model.members.map(\.randomConvolutionWeight)
                     func accuracy(_ weight: Float?) throws -> Double {

@@ -13,6 +13,14 @@ struct ActionTrainingOptions: ParsableArguments {
     @Option(help: "A Create ML action annotation file (CSV or JSON) naming clips, labels and segments.")
     var annotations: String?
 
+    @Option(help: ArgumentHelp(
+        "Validation clips of their own, read like --data (a folder per class or a table CSV); best recorded from other people or sessions than the training clips.",
+        discussion: "Early stopping and the random-convolution head's share are then judged on them, as on the new people a model will meet, and every training clip trains (--validation-fraction is not used). Their classes must be among the training data's. Without it, a fraction of each class's training clips is held out."))
+    var validationData: String?
+
+    @Option(help: "Validation clips as a Create ML action annotation file (CSV or JSON), read like --annotations.")
+    var validationAnnotations: String?
+
     @Option(help: "Where to write the model file (.h5).")
     var output: String
 
@@ -37,7 +45,7 @@ struct ActionTrainingOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "AdamW's peak learning rate.")
     var learningRate: Float = ActionClassifierTrainingConfiguration().learningRate
 
-    @Option(parsing: .unconditional, help: "Fraction of each class held out for validation and early stopping, whole clips at a time (0 turns both off).")
+    @Option(parsing: .unconditional, help: "Fraction of each class held out for validation and early stopping, whole clips at a time (0 turns both off; not used with --validation-data).")
     var validationFraction: Double = ActionClassifierTrainingConfiguration().validationFraction
 
     @Option(parsing: .unconditional, help: "Iterations without a better validation score before stopping.")
@@ -82,6 +90,11 @@ struct ActionTrainingOptions: ParsableArguments {
         }
         try IncompleteSampleSet.check(data, option: "--data")
         try IncompleteSampleSet.check(annotations, option: "--annotations")
+        if validationData != nil && validationAnnotations != nil {
+            throw ValidationError("give validation clips with at most one of --validation-data DIR|TABLE.csv or --validation-annotations FILE")
+        }
+        try IncompleteSampleSet.check(validationData, option: "--validation-data")
+        try IncompleteSampleSet.check(validationAnnotations, option: "--validation-annotations")
         if predictionWindow < 1 { throw ValidationError("--prediction-window must be at least 1 frame") }
         if let problem = PoseLimits.frameRateProblem(frameRate) { throw ValidationError("--frame-rate \(problem)") }
         if KeypointOrigin(rawValue: keypointOrigin) == nil {
@@ -104,8 +117,9 @@ struct ActionTrainingOptions: ParsableArguments {
     /// data must be hand poses (hand21, or custom joints that are all hand21 names).
     func train(handJointsOnly: Bool) throws {
         let job = try Job.start()
-        try OutputGuard.checkModelOutput(output, task: .actionClassifier, overwrite: overwrite, inputs: [data, annotations],
-                                         dataFolders: [data, OutputGuard.folder(of: annotations)])
+        try OutputGuard.checkModelOutput(output, task: .actionClassifier, overwrite: overwrite, inputs: [data, annotations, validationData, validationAnnotations],
+                                         dataFolders: [data, OutputGuard.folder(of: annotations), validationData,
+                                                       OutputGuard.folder(of: validationAnnotations)])
         var configuration = ActionClassifierTrainingConfiguration()
         configuration.windowLength = predictionWindow
         configuration.frameRate = frameRate
@@ -134,6 +148,7 @@ struct ActionTrainingOptions: ParsableArguments {
         if handJointsOnly { try ActionTrainingOptions.checkHandJoints(dataset.jointSet, source: source) }
         let summary = ActionDatasetSummary(dataset: dataset, sampler: trainer.sampler)
         ActionClassifierReport.printSummary(summary, ignoredFiles: dataset.ignoredFiles.count)
+        let validationExamples = try loadValidation(options, job: job, training: dataset)
         let augmentations = configuration.augmentations.sorted().map(\.rawValue).joined(separator: ", ")
         Console.note("augmentations: \(augmentations.isEmpty ? "none" : augmentations)"
                      + (configuration.augmentations == PoseAugmentation.labelSafe ? " (the default; --augment none turns them off)" : ""))
@@ -157,10 +172,30 @@ struct ActionTrainingOptions: ParsableArguments {
         let checkpoints = ActionClassifierTrainer.checkpointURLs(for: outputURL)
         for url in checkpoints { try OutputGuard.checkCheckpoint(url) }
         let start = Date()
-        let result = try trainer.train(on: dataset, checkpoint: checkpoint, resume: resume)
+        let result = try trainer.train(on: dataset, validationExamples: validationExamples, checkpoint: checkpoint, resume: resume)
         guard job.isRoot else { return }
         for member in result.model.members { member.keypointOrigin = options.keypointOrigin }
         try ActionTrainingOptions.write(result, to: outputURL, removing: checkpoints, seconds: Date().timeIntervalSince(start))
+    }
+
+    /// The segments of `--validation-data` or `--validation-annotations` in `training`'s joint order
+    /// (nil when neither is given), with a note of what they are and which classes they lack.
+    private func loadValidation(_ options: PoseReadingOptions, job: Communicator, training: PoseDataset) throws -> [PoseExample]? {
+        guard let path = validationData ?? validationAnnotations else { return nil }
+        let url = URL(fileURLWithPath: path)
+        let validation = try SharedMediaPoses.load(options, job: job) { options in
+            validationData != nil ? try PoseDataset.load(url, options: options) : try PoseDataset.loadAnnotations(url, options: options)
+        }
+        let examples = try validation.examples(conformingTo: training)
+        let counts = PoseClasses.counts(of: examples.map(\.label))
+        Console.note("validation: \(examples.count) segment\(examples.count == 1 ? "" : "s") of \(validation.clips.count) clip\(validation.clips.count == 1 ? "" : "s") from \(path) ("
+                     + training.labels.map { "\($0) \(counts[$0] ?? 0)" }.joined(separator: ", ")
+                     + "); every training clip trains")
+        let absent = training.labels.filter { counts[$0] == nil }
+        if !absent.isEmpty {
+            Console.warning("the validation clips show no \(absent.joined(separator: ", ")): early stopping cannot judge \(absent.count == 1 ? "that class" : "those classes")")
+        }
+        return examples
     }
 
     /// Writes a trained pose classifier to `outputURL`, removes the finished run's checkpoint

@@ -25,6 +25,12 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
         A dataset report comes first, then progress (windows/s, ETA) and one
         line per iteration; early stopping keeps the best validation weights.
 
+        Validation holds out 10% of each class's clips (whole clips), or takes
+        clips of their own: --validation-data DIR|TABLE.csv (or
+        --validation-annotations FILE). Record those from other people or
+        sessions than the training clips, and early stopping and the head's
+        share are judged as the model will be used; every training clip trains.
+
         Joints named as body18's or hand21's, at least half of that set and no
         other names, are that set with the rest never detected (sports
         annotations without neck, eyes or ears; depth-sensor skeletons).
@@ -67,6 +73,8 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
           coach train action-classifier --annotations throws/annotations.csv \\
               --output throws.h5 --augment flip,interpolate
           coach train action-classifier --data natops/train --output natops.h5
+          coach train action-classifier --data gym/monday --output gym.h5 \\
+              --validation-data gym/tuesday-new-people
           coach train action-classifier --data fingertips.csv \\
               --prediction-window 16 --output gestures.h5
           coach train action-classifier --annotations throws/annotations.csv \\

@@ -47,6 +47,32 @@ final class ActionClassifierCommandTests: XCTestCase {
                                 environment: threads.map { ["COACH_THREADS": "\($0)"] } ?? [:])
     }
 
+    /// `--validation-data`: clips of their own judge the run and every training clip trains; clips
+    /// of a class the training data lacks are refused by name before any training.
+    func testValidationClipsOfTheirOwn() throws {
+        let directory = try temporaryDirectory(self)
+        let data = try Self.writeDataset(in: directory)
+        let validation = try Self.writeDataset(in: directory.appendingPathComponent("other-people"), clips: 3)
+        let model = directory.appendingPathComponent("m.h5")
+        let trained = try train(data, output: model, extra: ["--validation-data", validation.path, "--ensemble", "1"])
+        XCTAssertEqual(trained.exitCode, 0, trained.standardError)
+        XCTAssertTrue(trained.standardError.contains("validation: 9 segments of 9 clips from \(validation.path) (circle 3, other 3, swipe 3); every training clip trains"),
+                      trained.standardError)
+        XCTAssertTrue(trained.standardOutput.contains("on 9 examples"), trained.standardOutput)
+
+        let wave = validation.appendingPathComponent("wave")
+        try FileManager.default.createDirectory(at: wave, withIntermediateDirectories: true)
+        try Data(Self.clipCSV(label: "circle", index: 1, frames: 24).utf8).write(to: wave.appendingPathComponent("w.csv"))
+        let refused = try train(data, output: directory.appendingPathComponent("n.h5"), extra: ["--validation-data", validation.path])
+        XCTAssertNotEqual(refused.exitCode, 0)
+        XCTAssertTrue(refused.standardError.contains("label 'wave' (1 validation segment) is not a class of the training data (circle, other, swipe)"),
+                      refused.standardError)
+        let both = try train(data, output: directory.appendingPathComponent("n.h5"),
+                             extra: ["--validation-data", validation.path, "--validation-annotations", "a.csv"])
+        XCTAssertNotEqual(both.exitCode, 0)
+        XCTAssertTrue(both.standardError.contains("at most one of --validation-data"), both.standardError)
+    }
+
     /// A clip in which no joint was ever detected is refused by predict (naming it) rather than
     /// given a confident label.
     func testClipsWithoutDetectedJointsAreRefused() throws {

@@ -15,7 +15,7 @@ public typealias ActionClassifierTrainingResult = PoseClassifierTrainingResult<A
 /// bit-identical weights, and a resumed run ends with the same weights as an uninterrupted one.
 public struct ActionClassifierTrainer {
     /// The training configuration.
-    public let configuration: ActionClassifierTrainingConfiguration
+    public private(set) var configuration: ActionClassifierTrainingConfiguration
     /// Receives progress, iteration, note and warning events.
     public var observer: TrainingObserver?
     /// The processes sharing the work (`mpirun -np N`): minibatches are split among them and their
@@ -42,6 +42,10 @@ public struct ActionClassifierTrainer {
     /// Trains on `dataset`'s examples (or those at `exampleIndices`).
     ///
     /// - Parameters:
+    ///   - validationExamples: the user's own validation segments (recordings of other people or
+    ///     sessions, in `dataset`'s joint order: `PoseDataset.examples(conformingTo:)`), used by every
+    ///     member for early stopping and the head's share instead of a held-out fraction of the
+    ///     training clips, which then all train. Their labels must be among the training labels.
     ///   - checkpoint: where to write a checkpoint after every iteration (nil: none).
     ///   - resume: continue from the checkpoint instead of starting over; it must come from the same
     ///     data and configuration.
@@ -53,12 +57,21 @@ public struct ActionClassifierTrainer {
     /// `configuration.member(i)`, one after another, member 0 checkpointing to `checkpoint` and the
     /// others beside it (`memberCheckpointURL`); the result's model holds the others as
     /// `additionalMembers`, and its history and validation metrics are member 0's.
-    public func train(on dataset: PoseDataset, exampleIndices: [Int]? = nil, checkpoint: URL? = nil,
-                      resume: Bool = false, shouldContinue: ((Int) -> Bool)? = nil) throws -> ActionClassifierTrainingResult {
+    public func train(on dataset: PoseDataset, exampleIndices: [Int]? = nil, validationExamples: [PoseExample]? = nil,
+                      checkpoint: URL? = nil, resume: Bool = false,
+                      shouldContinue: ((Int) -> Bool)? = nil) throws -> ActionClassifierTrainingResult {
+        // The configuration (and so the model file and checkpoints) records validation clips of their own.
+        if configuration.validationSegments != validationExamples?.count {
+            var trainer = self
+            trainer.configuration.validationSegments = validationExamples?.count
+            guard trainer.configuration.problems.isEmpty else { throw ActionTrainingError.invalidConfiguration(trainer.configuration.problems) }
+            return try trainer.train(on: dataset, exampleIndices: exampleIndices, validationExamples: validationExamples,
+                                     checkpoint: checkpoint, resume: resume, shouldContinue: shouldContinue)
+        }
         let count = configuration.ensembleMembers
         guard count > 1 else {
-            return try trainMember(configuration, on: dataset, exampleIndices: exampleIndices, checkpoint: checkpoint,
-                                   resume: resume, shouldContinue: shouldContinue)
+            return try trainMember(configuration, on: dataset, exampleIndices: exampleIndices, validationExamples: validationExamples,
+                                   checkpoint: checkpoint, resume: resume, shouldContinue: shouldContinue)
         }
         // Side by side, one core each, when the process has the cores and is alone (an MPI job's
         // ranks share each member's minibatches instead): a member's layers are too small to
@@ -77,7 +90,8 @@ public struct ActionClassifierTrainer {
             outcomes.values = Array(repeating: nil, count: count)
             ComputeThreads.concurrently(count) { index in
                 let outcome = Result {
-                    try self.trainMember(index, on: dataset, exampleIndices: exampleIndices, checkpoint: checkpoint, resume: resume,
+                    try self.trainMember(index, on: dataset, exampleIndices: exampleIndices, validationExamples: validationExamples,
+                                         checkpoint: checkpoint, resume: resume,
                                          shouldContinue: events.shouldContinue, observer: events.observer(member: index))
                 }
                 if case .failure = outcome { events.memberFailed() }
@@ -89,7 +103,8 @@ public struct ActionClassifierTrainer {
         } else {
             for index in 0..<count {
                 observer?(.note("ensemble member \(index + 1) of \(count) (seed \(configuration.member(index).seed))"))
-                let result = try trainMember(index, on: dataset, exampleIndices: exampleIndices, checkpoint: checkpoint, resume: resume,
+                let result = try trainMember(index, on: dataset, exampleIndices: exampleIndices, validationExamples: validationExamples,
+                                             checkpoint: checkpoint, resume: resume,
                                              shouldContinue: shouldContinue, observer: observer)
                 if result.interrupted { return result.with(configuration: configuration) }
                 results.append(result)
@@ -128,7 +143,8 @@ public struct ActionClassifierTrainer {
 
     /// Ensemble member `index` of `configuration.ensembleMembers`: its own seed, its checkpoint
     /// (the run's for the first, `memberCheckpointURL` for the others, resumed only if it had begun).
-    private func trainMember(_ index: Int, on dataset: PoseDataset, exampleIndices: [Int]?, checkpoint: URL?, resume: Bool,
+    private func trainMember(_ index: Int, on dataset: PoseDataset, exampleIndices: [Int]?, validationExamples: [PoseExample]?,
+                             checkpoint: URL?, resume: Bool,
                              shouldContinue: ((Int) -> Bool)?, observer: TrainingObserver?) throws -> ActionClassifierTrainingResult {
         let count = configuration.ensembleMembers
         let memberCheckpoint = index == 0 ? checkpoint : checkpoint.map { ActionClassifierTrainer.memberCheckpointURL($0, member: index) }
@@ -141,23 +157,30 @@ public struct ActionClassifierTrainer {
         var trainer = self
         trainer.observer = observer
         return try trainer.trainMember(configuration.member(index), on: dataset, exampleIndices: exampleIndices,
-                                       checkpoint: memberCheckpoint, resume: memberResume, shouldContinue: shouldContinue,
+                                       validationExamples: validationExamples, checkpoint: memberCheckpoint, resume: memberResume, shouldContinue: shouldContinue,
                                        phase: index == 0 ? "training windows" : "training windows, member \(index + 1) of \(count)",
                                        inEnsemble: true)
     }
 
     /// One member: a network trained with early stopping, then its random-convolution head.
     private func trainMember(_ config: ActionClassifierTrainingConfiguration, on dataset: PoseDataset, exampleIndices: [Int]?,
-                             checkpoint: URL?, resume: Bool, shouldContinue: ((Int) -> Bool)?,
+                             validationExamples: [PoseExample]? = nil, checkpoint: URL?, resume: Bool, shouldContinue: ((Int) -> Bool)?,
                              phase: String = "training windows", inEnsemble: Bool = false) throws -> ActionClassifierTrainingResult {
         AllocatorTuning.retainFreedMemory()
         let sampler = self.sampler
         let used = exampleIndices ?? Array(dataset.examples.indices)
         guard !used.isEmpty else { throw ActionTrainingError.noExamples }
-        let examples = used.map { dataset.examples[$0] }
+        var examples = used.map { dataset.examples[$0] }
         let labels = Array(Set(examples.map(\.label))).sorted()
         guard labels.count >= 2 else { throw ActionTrainingError.tooFewClasses(found: labels) }
         let classIndex = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, $0) })
+        // The user's validation segments follow the training ones (items from `trainingCount` on).
+        let trainingCount = examples.count
+        if let validationExamples {
+            let unknown = Set(validationExamples.map(\.label)).subtracting(labels)
+            guard unknown.isEmpty else { throw ActionTrainingError.unknownLabels(unknown.sorted(), modelLabels: labels) }
+            examples += validationExamples
+        }
         let targets = examples.map { classIndex[$0.label] ?? 0 }
         let prepared = examples.map { sampler.prepared($0.sequence) }
 
@@ -170,8 +193,10 @@ public struct ActionClassifierTrainer {
 
         // Validation split (stratified, seeded), whole clips on one side: validation segments
         // come from recordings the network never trained on, as new data will.
-        var trainingItems = Array(examples.indices), validationItems: [Int] = []
-        if config.validationFraction > 0 {
+        var trainingItems = Array(0..<trainingCount), validationItems: [Int] = []
+        if validationExamples != nil {
+            validationItems = Array(trainingCount..<examples.count)
+        } else if config.validationFraction > 0 {
             let split = PoseDatasetSplit.stratified(labels: examples.map(\.label), groups: examples.map(\.clipIndex),
                                                     testFraction: config.validationFraction, generator: &splitGenerator)
             if !split.testIndices.isEmpty {

@@ -26,6 +26,10 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
     public var balancesClasses: Bool = true
     /// The fraction of each class's examples held out for validation (0 turns validation and early stopping off).
     public var validationFraction: Double = 0.1
+    /// How many validation segments of their own the run was given (`--validation-data`: clips of
+    /// other people or sessions), which replace the `validationFraction` held out of the training
+    /// clips; nil when a fraction is held out. `ActionClassifierTrainer.train` sets it.
+    public var validationSegments: Int? = nil
     /// What early stopping and the choice of the kept weights watch on the validation examples.
     public enum ValidationMetric: String, Codable, Hashable, Sendable, CaseIterable {
         /// The mean cross-entropy of the validation windows (lower is better; smooth even on few examples).
@@ -129,6 +133,7 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
         if randomConvolutionFeatures < 0 || (randomConvolutionFeatures > 0 && randomConvolutionFeatures < 168) || randomConvolutionFeatures > 100_000 {
             list.append("random-convolution features must be 0 (off) or 168…100000 (got \(randomConvolutionFeatures))")
         }
+        if let validationSegments, validationSegments < 1 { list.append("give at least one validation segment (got \(validationSegments))") }
         if let stride = evaluationStride, stride < 1 { list.append("the evaluation stride must be at least 1 frame (got \(stride))") }
         return list
     }
@@ -198,6 +203,7 @@ public struct ActionClassifierTrainingConfiguration: Codable, Equatable, Hashabl
         if let dropout { values["dropout"] = number(dropout) }
         if let separableTemporalConvolution { values["separableTemporalConvolution"] = .bool(separableTemporalConvolution) }
         if let evaluationStride { values["evaluationStride"] = .number(Double(evaluationStride)) }
+        if let validationSegments { values["validationSegments"] = .number(Double(validationSegments)) }
         return values
     }
 }
