@@ -41,6 +41,19 @@ final class PoseDatasetTests: XCTestCase {
         ]) { _ = try PoseDataset.load(root) }
     }
 
+    /// The root of `train/<label>/…` and `test/<label>/…` given as the data is named as such.
+    func testAFolderOfSplitsIsRecognised() throws {
+        let root = try temporaryDirectory(self)
+        for split in ["train", "test"] {
+            for label in ["wave", "clap", "bow", "nod"] { try writePoseFixture(root, "\(split)/\(label)/1.csv", "a_x,a_y\n0,0\n1,1\n") }
+        }
+        expectPoseError([
+            "class folder 'train' holds no clips itself but its folders 'bow', 'clap', 'nod', … do: \(root.path) looks like a folder of splits; give \(root.appendingPathComponent("train").path) as the data",
+            "class folder 'test' holds no clips itself",
+        ]) { _ = try PoseDataset.load(root) }
+        XCTAssertEqual(try PoseDataset.load(root.appendingPathComponent("train")).clips.count, 4)
+    }
+
     func testSplitsAreStratifiedSeededAndBlocked() throws {
         // 10 of "a", 4 of "b", 1 of "c", interleaved.
         var labels: [String] = []

@@ -73,7 +73,14 @@ extension PoseDataset {
             }
             if clipFiles.isEmpty {
                 let why = DataFiles.skippedSummary(skipped).map { " (not read: \($0))" } ?? ""
-                log.add(entry, "class folder '\(label)' has no .csv or .json clips, videos or photos\(why): expected at least one clip per class")
+                let nested = foldersHoldingClips(in: entry)
+                if !nested.isEmpty {
+                    // `<root>/train/<label>/…`: the root of a split dataset was given.
+                    let names = nested.prefix(3).joined(separator: "', '") + (nested.count > 3 ? "', …" : "'")
+                    log.add(entry, "class folder '\(label)' holds no clips itself but its folders '\(names) do: \(root.path) looks like a folder of splits; give \(entry.path) as the data (and another split as validation or test data)")
+                } else {
+                    log.add(entry, "class folder '\(label)' has no .csv or .json clips, videos or photos\(why): expected at least one clip per class")
+                }
             }
             for file in clipFiles {
                 if let clip = PoseClipReader.read(file, options: options, log: &log) {
@@ -253,6 +260,13 @@ extension PoseDataset {
     /// Where a clip's joint names are written: its CSV header line, or its JSON `joints`.
     private static func jointLocation(of sequence: PoseSequence) -> (line: Int?, jsonPath: String?) {
         sequence.source.file.pathExtension.lowercased() == "json" ? (nil, "joints") : (sequence.source.headerLine, nil)
+    }
+
+    /// The names of `folder`'s real subfolders that directly hold pose clip files.
+    private static func foldersHoldingClips(in folder: URL) -> [String] {
+        ((try? sortedEntries(of: folder)) ?? []).filter { DataFiles.isRealFolder($0) }.filter { sub in
+            ((try? sortedEntries(of: sub)) ?? []).contains { PoseClipReader.fileExtensions.contains($0.pathExtension.lowercased()) }
+        }.map(\.lastPathComponent)
     }
 
     private static func sortedEntries(of folder: URL) throws -> [URL] {
