@@ -191,6 +191,12 @@ struct ActionTrainingOptions: ParsableArguments {
         Console.note("validation: \(examples.count) segment\(examples.count == 1 ? "" : "s") of \(validation.clips.count) clip\(validation.clips.count == 1 ? "" : "s") from \(path) ("
                      + training.labels.map { "\($0) \(counts[$0] ?? 0)" }.joined(separator: ", ")
                      + "); every training clip trains")
+        // Clips that also train would judge the model on what it learned, not on new people.
+        let trainingFiles = Set(training.clips.map { $0.sequence.source.file.resolvingSymlinksInPath().path })
+        let shared = Set(validation.clips.map { $0.sequence.source.file.resolvingSymlinksInPath().path }).intersection(trainingFiles)
+        if !shared.isEmpty {
+            Console.warning("\(shared.count) of the \(validation.clips.count) validation clip files are training clips too (\(URL(fileURLWithPath: shared.sorted()[0]).lastPathComponent)\(shared.count > 1 ? ", …" : "")): validation judges them on what the model trained on; give clips of other people or sessions")
+        }
         let absent = training.labels.filter { counts[$0] == nil }
         if !absent.isEmpty {
             Console.warning("the validation clips show no \(absent.joined(separator: ", ")): early stopping cannot judge \(absent.count == 1 ? "that class" : "those classes")")

@@ -59,6 +59,12 @@ final class ActionClassifierCommandTests: XCTestCase {
         XCTAssertTrue(trained.standardError.contains("validation: 9 segments of 9 clips from \(validation.path) (circle 3, other 3, swipe 3); every training clip trains"),
                       trained.standardError)
         XCTAssertTrue(trained.standardOutput.contains("on 9 examples"), trained.standardOutput)
+        XCTAssertFalse(trained.standardError.contains("are training clips too"), trained.standardError)
+        let itself = try train(data, output: directory.appendingPathComponent("itself.h5"),
+                               extra: ["--validation-data", data.path, "--ensemble", "1", "--max-iterations", "1"])
+        XCTAssertEqual(itself.exitCode, 0, itself.standardError)
+        XCTAssertTrue(itself.standardError.contains("warning: 30 of the 30 validation clip files are training clips too (clip-0.csv, …)"),
+                      itself.standardError)
 
         let wave = validation.appendingPathComponent("wave")
         try FileManager.default.createDirectory(at: wave, withIntermediateDirectories: true)
