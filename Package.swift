@@ -25,6 +25,11 @@ let numericSettings: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked"] + cpuFlags),
 ]
 
+/// Test targets are compiled without optimisation: their code only calls Coach and checks what comes
+/// back, and the optimiser spent two to three minutes of every clean `make test` on them. The code
+/// under test keeps the configuration's optimisation.
+let testSettings: [SwiftSetting] = [.unsafeFlags(["-Onone"])]
+
 let package = Package(
     name: "Coach",
     platforms: [.macOS(.v13)],
@@ -109,18 +114,18 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["CoachNN", "CoachModels"], path: "Tests/TestSupport"),
         .testTarget(name: "CoachTensorTests", dependencies: ["CoachTensor", "TestSupport", "CBLAS", "CKernels"]),
-        .testTarget(name: "CoachNNTests", dependencies: ["CoachNN", "TestSupport"]),
-        .testTarget(name: "CoachDataTests", dependencies: ["CoachData", "CoachRandom", "TestSupport"]),
-        .testTarget(name: "CoachSamplesTests", dependencies: ["CoachSamples", "TestSupport"]),
+        .testTarget(name: "CoachNNTests", dependencies: ["CoachNN", "TestSupport"], swiftSettings: testSettings),
+        .testTarget(name: "CoachDataTests", dependencies: ["CoachData", "CoachRandom", "TestSupport"], swiftSettings: testSettings),
+        .testTarget(name: "CoachSamplesTests", dependencies: ["CoachSamples", "TestSupport"], swiftSettings: testSettings),
         .testTarget(name: "CoachModelsTests", dependencies: ["CoachModels", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "CoachTrainingTests", dependencies: ["CoachTraining", "CoachSamples", "TestSupport"]),
-        .testTarget(name: "CoachVisionTests", dependencies: ["CoachVision", "CoachRandom", "TestSupport"]),
-        .testTarget(name: "CoachRuntimeTests", dependencies: ["CoachRuntime", "TestSupport", "CoachTraining", "CoachSamples", "CoachVision", "CoachRandom"]),
+        .testTarget(name: "CoachTrainingTests", dependencies: ["CoachTraining", "CoachSamples", "TestSupport"], swiftSettings: testSettings),
+        .testTarget(name: "CoachVisionTests", dependencies: ["CoachVision", "CoachRandom", "TestSupport"], swiftSettings: testSettings),
+        .testTarget(name: "CoachRuntimeTests", dependencies: ["CoachRuntime", "TestSupport", "CoachTraining", "CoachSamples", "CoachVision", "CoachRandom"], swiftSettings: testSettings),
         .testTarget(name: "CoachExportTests", dependencies: ["CoachExport", "CoachRuntime", "CoachTraining", "CoachSamples",
                                                              "CoachRandom", "TestSupport"],
-                    exclude: ["CoreML"]),
-        .testTarget(name: "CoachFuzzingTests", dependencies: ["CoachFuzzing", "TestSupport"], exclude: ["Corpus"]),
-        .testTarget(name: "coachTests", dependencies: ["TestSupport", "CoachModels", "CoachData", "CoachRandom"], exclude: ["Snapshots"]),
+                    exclude: ["CoreML"], swiftSettings: testSettings),
+        .testTarget(name: "CoachFuzzingTests", dependencies: ["CoachFuzzing", "TestSupport"], exclude: ["Corpus"], swiftSettings: testSettings),
+        .testTarget(name: "coachTests", dependencies: ["TestSupport", "CoachModels", "CoachData", "CoachRandom"], exclude: ["Snapshots"], swiftSettings: testSettings),
     ],
     swiftLanguageModes: [.v5]
 )
