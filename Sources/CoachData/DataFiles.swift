@@ -41,6 +41,29 @@ public enum DataFiles {
         }
     }
 
+    /// The folders of a dataset laid out as splits (FORMATS §1: `<root>/train/<label>/…` plus
+    /// `validation/` and/or `test/`), each a folder of class folders.
+    public struct SplitFolders: Equatable, Sendable {
+        public var train: URL
+        public var validation: URL?
+        public var test: URL?
+    }
+
+    /// The split folder names, as FORMATS §1 spells them.
+    public static let splitNames = ["train", "validation", "test"]
+
+    /// `root`'s split folders when its (non-hidden) sub-folders are only `train`, `validation` and
+    /// `test`, `train` among them; nil for any other layout (class folders, or a folder that cannot
+    /// be listed: its reader then says why). `folders` are `root`'s sub-folders when already listed.
+    public static func splitFolders(of root: URL, folders: [URL]? = nil) -> SplitFolders? {
+        let subfolders = folders ?? ((try? FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil)) ?? [])
+            .filter { !$0.lastPathComponent.hasPrefix(".") && kind(of: $0.resolvingSymlinksInPath()) == .directory }
+        let names = Set(subfolders.map(\.lastPathComponent))
+        guard names.contains("train"), names.isSubset(of: Set(splitNames)) else { return nil }
+        func folder(_ name: String) -> URL? { names.contains(name) ? root.appendingPathComponent(name) : nil }
+        return SplitFolders(train: root.appendingPathComponent("train"), validation: folder("validation"), test: folder("test"))
+    }
+
     /// Whether `url` is a real folder (not a link to one).
     public static func isRealFolder(_ url: URL) -> Bool { kind(of: url) == .directory }
 

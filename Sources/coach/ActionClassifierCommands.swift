@@ -38,7 +38,13 @@ enum ActionClassifierCommands: TaskCommandHandler {
         let model = try ActionClassifierModel(contentsOf: URL(fileURLWithPath: modelPath))
         let options = try data.media.attach(to: try readingOptions(frameRate: data.frameRate, keypointOrigin: data.keypointOrigin, model: model),
                                             joints: model.jointSet)
-        let source = URL(fileURLWithPath: data.data ?? data.annotations ?? "")
+        var source = URL(fileURLWithPath: data.data ?? data.annotations ?? "")
+        if data.data != nil, let splits = DataFiles.splitFolders(of: source) {
+            // A folder of splits is scored on its test/ split, else validation/, as the image classifier's is.
+            let split = splits.test ?? splits.validation ?? splits.train
+            Console.note("\(source.path) holds splits: evaluating \(split.path)")
+            source = split
+        }
         let dataset = data.data != nil ? try PoseDataset.load(source, options: options)
                                        : try PoseDataset.loadAnnotations(source, options: options)
         warnIfUpsideDown(model, sequences: dataset.examples.map(\.sequence), origin: options.keypointOrigin)

@@ -7,15 +7,16 @@ import Foundation
 /// The options of `coach train action-classifier` and `coach train hand-action-classifier`, and
 /// the training they run.
 struct ActionTrainingOptions: ParsableArguments {
-    @Option(help: "Labeled pose data: a folder per class, or a table CSV with 'sequence' and 'label' columns.")
+    @Option(help: "Labeled pose data: a folder per class, a folder of train/ and validation/ and/or test/ splits of such folders, or a table CSV with 'sequence' and 'label' columns.")
     var data: String?
 
     @Option(help: "A Create ML action annotation file (CSV or JSON) naming clips, labels and segments.")
     var annotations: String?
 
-    @Option(help: ArgumentHelp(
+    // `--validation` too, as `coach train image-classifier` spells it.
+    @Option(name: [.customLong("validation-data"), .customLong("validation")], help: ArgumentHelp(
         "Validation clips of their own, read like --data (a folder per class or a table CSV); best recorded from other people or sessions than the training clips.",
-        discussion: "Early stopping and the random-convolution head's share are then judged on them, as on the new people a model will meet, and every training clip trains (--validation-fraction is not used). Their classes must be among the training data's. Without it, a fraction of each class's training clips is held out."))
+        discussion: "Early stopping and the random-convolution head's share are then judged on them, as on the new people a model will meet, and every training clip trains (--validation-fraction is not used). Their classes must be among the training data's. Without it, a validation/ split of --data is used, else a fraction of each class's training clips is held out. --validation is the same option, as the image classifier spells it."))
     var validationData: String?
 
     @Option(help: "Validation clips as a Create ML action annotation file (CSV or JSON), read like --annotations.")
@@ -141,14 +142,27 @@ struct ActionTrainingOptions: ParsableArguments {
 
         let options = try media.attach(to: PoseReadingOptions(frameRate: frameRate, keypointOrigin: KeypointOrigin(rawValue: keypointOrigin) ?? .topLeft),
                                        joints: handJointsOnly ? .hand21 : .body18)
-        let source = URL(fileURLWithPath: data ?? annotations ?? "")
-        let dataset = try SharedMediaPoses.load(options, job: job) { options in
+        var source = URL(fileURLWithPath: data ?? annotations ?? "")
+        var validation = (validationData ?? validationAnnotations).map { (url: URL(fileURLWithPath: $0), isAnnotations: validationAnnotations != nil) }
+        if data != nil, let splits = DataFiles.splitFolders(of: source) {
+            // `<root>/train/<label>/…` with `validation/` and/or `test/` (FORMATS §1's splits, as the
+            // image classifier reads them): train/ trains, validation/ validates, test/ waits for evaluate.
+            var what = ["training on \(splits.train.path)"]
+            if let folder = splits.validation {
+                if validation == nil { validation = (folder, false) }
+                what.append(validation?.url == folder ? "validating on \(folder.path)" : "--validation-data replaces \(folder.path)")
+            }
+            if let test = splits.test { what.append("\(test.path) is left for `coach evaluate MODEL --data \(source.path)`") }
+            Console.note("\(source.path) holds splits: " + what.joined(separator: "; "))
+            source = splits.train
+        }
+        let dataset = try SharedMediaPoses.load(options, job: job) { [source] options in
             data != nil ? try PoseDataset.load(source, options: options) : try PoseDataset.loadAnnotations(source, options: options)
         }
         if handJointsOnly { try ActionTrainingOptions.checkHandJoints(dataset.jointSet, source: source) }
         let summary = ActionDatasetSummary(dataset: dataset, sampler: trainer.sampler)
         ActionClassifierReport.printSummary(summary, ignoredFiles: dataset.ignoredFiles.count)
-        let validationExamples = try loadValidation(options, job: job, training: dataset)
+        let validationExamples = try validation.map { try ActionTrainingOptions.loadValidation($0.url, isAnnotations: $0.isAnnotations, options, job: job, training: dataset) }
         let augmentations = configuration.augmentations.sorted().map(\.rawValue).joined(separator: ", ")
         Console.note("augmentations: \(augmentations.isEmpty ? "none" : augmentations)"
                      + (configuration.augmentations == PoseAugmentation.labelSafe ? " (the default; --augment none turns them off)" : ""))
@@ -178,13 +192,14 @@ struct ActionTrainingOptions: ParsableArguments {
         try ActionTrainingOptions.write(result, to: outputURL, removing: checkpoints, seconds: Date().timeIntervalSince(start))
     }
 
-    /// The segments of `--validation-data` or `--validation-annotations` in `training`'s joint order
-    /// (nil when neither is given), with a note of what they are and which classes they lack.
-    private func loadValidation(_ options: PoseReadingOptions, job: Communicator, training: PoseDataset) throws -> [PoseExample]? {
-        guard let path = validationData ?? validationAnnotations else { return nil }
-        let url = URL(fileURLWithPath: path)
+    /// The segments of the validation clips at `url` (`--validation-data`, `--validation-annotations`
+    /// or a `validation/` split) in `training`'s joint order, with a note of what they are and
+    /// which classes they lack.
+    private static func loadValidation(_ url: URL, isAnnotations: Bool, _ options: PoseReadingOptions, job: Communicator,
+                                       training: PoseDataset) throws -> [PoseExample] {
+        let path = url.path
         let validation = try SharedMediaPoses.load(options, job: job) { options in
-            validationData != nil ? try PoseDataset.load(url, options: options) : try PoseDataset.loadAnnotations(url, options: options)
+            isAnnotations ? try PoseDataset.loadAnnotations(url, options: options) : try PoseDataset.load(url, options: options)
         }
         let examples = try validation.examples(conformingTo: training)
         let counts = PoseClasses.counts(of: examples.map(\.label))

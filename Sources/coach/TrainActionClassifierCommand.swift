@@ -12,6 +12,10 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
         discussion: """
         The data is pose clips (FORMATS.md §3), labeled in one of three ways:
           --data DIR            a folder per class: DIR/<label>/<clip>.csv|json
+                                (or DIR/train/<label>/… with validation/
+                                and/or test/ splits: train/ trains,
+                                validation/ validates, test/ is for
+                                coach evaluate MODEL --data DIR)
           --data TABLE.csv      one table with 'sequence' and 'label' columns
           --annotations FILE    Create ML action annotations (CSV with
                                 file,label,start,end, or JSON); a clip may

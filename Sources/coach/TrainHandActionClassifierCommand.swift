@@ -11,8 +11,9 @@ struct TrainHandActionClassifierCommand: ParsableCommand, JobCommand {
         them, such as indexTip alone), windows of --prediction-window frames
         (default 45) at --frame-rate (default 30), as Create ML's hand-action
         template. The data and options are those of `coach train
-        action-classifier` (FORMATS.md §3): clip files in a folder per class,
-        a table CSV with 'sequence' and 'label' columns, or Create ML
+        action-classifier` (FORMATS.md §3): clip files in a folder per class
+        (or train/, validation/ and test/ splits of such folders), a table
+        CSV with 'sequence' and 'label' columns, or Create ML
         annotations. Clips may say which hand they show (a 'chirality' column
         or JSON field: left, right or unknown); `flip` augmentation mirrors a
         clip and flips its chirality.

@@ -24,14 +24,15 @@ final class ActionClassifierCommandTests: XCTestCase {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// A folder per class with `clips` clips each (the first clip of each class is short).
-    static func writeDataset(in directory: URL, clips: Int = 10, frames: Int = 24) throws -> URL {
+    /// A folder per class with `clips` clips each (the first clip of each class is short); clips
+    /// from `firstIndex` on vary as other people's would.
+    static func writeDataset(in directory: URL, clips: Int = 10, frames: Int = 24, firstIndex: Int = 0) throws -> URL {
         let root = directory.appendingPathComponent("gestures")
         for label in ["circle", "swipe", "other"] {
             let folder = root.appendingPathComponent(label)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            for index in 0..<clips {
-                let text = clipCSV(label: label, index: index, frames: index == 0 ? 10 : frames)
+            for index in firstIndex..<(firstIndex + clips) {
+                let text = clipCSV(label: label, index: index, frames: index == firstIndex ? 10 : frames)
                 try Data(text.utf8).write(to: folder.appendingPathComponent("clip-\(index).csv"))
             }
         }
@@ -77,6 +78,50 @@ final class ActionClassifierCommandTests: XCTestCase {
                              extra: ["--validation-data", validation.path, "--validation-annotations", "a.csv"])
         XCTAssertNotEqual(both.exitCode, 0)
         XCTAssertTrue(both.standardError.contains("at most one of --validation-data"), both.standardError)
+    }
+
+    /// A folder of train/, validation/ and test/ splits (FORMATS §1's layout, as the image
+    /// classifier reads it): train/ trains and validation/ validates, the same model bytes as
+    /// naming both folders; `coach evaluate` on the root scores test/.
+    func testAFolderOfSplitsTrainsOnTrainValidatesOnValidationAndEvaluatesTest() throws {
+        let directory = try temporaryDirectory(self)
+        let root = directory.appendingPathComponent("splits")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        for (split, clips, firstIndex) in [("train", 10, 0), ("validation", 3, 10), ("test", 4, 13)] {
+            let written = try Self.writeDataset(in: directory.appendingPathComponent("made-\(split)"), clips: clips, firstIndex: firstIndex)
+            try FileManager.default.moveItem(at: written, to: root.appendingPathComponent(split))
+        }
+        let trainSplit = root.appendingPathComponent("train"), validation = root.appendingPathComponent("validation")
+        let test = root.appendingPathComponent("test")
+        // The same file name in two folders: a model file records its name.
+        let model = directory.appendingPathComponent("splits.h5"), named = directory.appendingPathComponent("named/splits.h5")
+        let trained = try train(root, output: model, extra: ["--ensemble", "1"])
+        XCTAssertEqual(trained.exitCode, 0, trained.standardError)
+        XCTAssertTrue(trained.standardError.contains("\(root.path) holds splits: training on \(trainSplit.path); validating on \(validation.path); "
+                                                     + "\(test.path) is left for `coach evaluate MODEL --data \(root.path)`"), trained.standardError)
+        XCTAssertTrue(trained.standardError.contains("validation: 9 segments of 9 clips from \(validation.path)"), trained.standardError)
+        XCTAssertTrue(trained.standardOutput.contains("on 9 examples"), trained.standardOutput)
+        let both = try train(trainSplit, output: named, extra: ["--ensemble", "1", "--validation-data", validation.path])
+        XCTAssertEqual(both.exitCode, 0, both.standardError)
+        XCTAssertEqual(try Data(contentsOf: model), try Data(contentsOf: named), "the splits must train exactly as --data train --validation-data validation")
+
+        let onRoot = try CoachExecutable.run(["evaluate", model.path, "--data", root.path, "--json"])
+        XCTAssertEqual(onRoot.exitCode, 0, onRoot.standardError)
+        XCTAssertTrue(onRoot.standardError.contains("\(root.path) holds splits: evaluating \(test.path)"), onRoot.standardError)
+        let onTest = try CoachExecutable.run(["evaluate", model.path, "--data", test.path, "--json"])
+        XCTAssertEqual(onTest.exitCode, 0, onTest.standardError)
+        XCTAssertEqual(onRoot.standardOutput, onTest.standardOutput)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(onRoot.standardOutput.utf8)) as? [String: Any])
+        XCTAssertEqual((object["confusionMatrix"] as? [[Int]])?.flatMap { $0 }.reduce(0, +), 12, "test/ holds 4 clips of each of 3 classes")
+
+        // --validation-data (or --validation, as the image classifier spells it) wins over a
+        // validation/ split, and says so.
+        let other = try Self.writeDataset(in: directory.appendingPathComponent("other-people"), clips: 2, firstIndex: 20)
+        let replaced = try train(root, output: directory.appendingPathComponent("replaced.h5"),
+                                 extra: ["--ensemble", "1", "--max-iterations", "1", "--validation", other.path])
+        XCTAssertEqual(replaced.exitCode, 0, replaced.standardError)
+        XCTAssertTrue(replaced.standardError.contains("--validation-data replaces \(validation.path)"), replaced.standardError)
+        XCTAssertTrue(replaced.standardError.contains("validation: 6 segments of 6 clips from \(other.path)"), replaced.standardError)
     }
 
     /// A clip in which no joint was ever detected is refused by predict (naming it) rather than

@@ -15,9 +15,6 @@ public struct ImageFolderDataset: Equatable, Sendable {
     /// Test images, from `test/`.
     public var test: LabeledImageFolder?
 
-    /// The split folder names, as FORMATS §1 spells them.
-    public static let splitNames = ["train", "validation", "test"]
-
     /// A dataset from already-read folders.
     public init(training: LabeledImageFolder, validation: LabeledImageFolder? = nil, test: LabeledImageFolder? = nil) {
         self.training = training
@@ -70,10 +67,7 @@ public struct ImageFolderDataset: Equatable, Sendable {
                 .unreadableFolder(path: root.path, reason: LabeledImageFolder.describe(error))])
         }
         let folders = entries.filter { !$0.lastPathComponent.hasPrefix(".") && LabeledImageFolder.isFolder($0) }
-        let names = Set(folders.map(\.lastPathComponent))
-        guard names.contains("train"), names.isSubset(of: Set(splitNames)) else { return nil }
-        func folder(_ name: String) -> URL? { names.contains(name) ? root.appendingPathComponent(name) : nil }
-        return (root.appendingPathComponent("train"), folder("validation"), folder("test"))
+        return DataFiles.splitFolders(of: root, folders: folders).map { ($0.train, $0.validation, $0.test) }
     }
 
     private static func problems(of error: ImageFolderError) -> [ImageFolderProblem] {
