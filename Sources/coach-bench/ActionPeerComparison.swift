@@ -148,6 +148,7 @@ enum ActionPeerComparison {
         // throws-13 with neck, eyes and ears never detected, as sports sets annotated with 13
         // joints (head, shoulders, elbows, wrists, hips, knees, ankles) come once mapped to body18.
         if sets.contains("throws-3d") { result.append(try depthThrows()) }
+        if sets.contains("activities-3d") { result.append(try depthActivities()) }
         let throwSets = [("throws", "generated throws (body18, 2-D)"),
                          ("throws-13", "generated throws with 13 joints (neck, eyes and ears never detected)"),
                          ("throws-apart", "generated throws validated on other people (--validation-data)")]
@@ -196,30 +197,78 @@ enum ActionPeerComparison {
         let trainingSeed = seeds.next(), testSeed = seeds.next()
         let library = try generator.loadMotionCapture()
         var noise = SeededGenerator(seed: 19)
-        func dataset(_ clips: [GeneratedClip]) -> PoseDataset {
-            PoseDataset(jointSet: .body18, hasDepth: true, clips: clips.map { clip in
-                let camera = clip.camera
-                let frames = clip.bodies.enumerated().map { index, body in
-                    PoseFrame(time: Double(index) / clip.frameRate, keypoints: Body18.allCases.map { joint -> Keypoint? in
-                        guard joint.rawValue < Body18.rightEye.rawValue else { return nil }
-                        let offset = body[joint] - camera.position
-                        return Keypoint(x: (offset * camera.right).sum() + 0.015 * noise.nextNormal(),
-                                        y: -(offset * camera.down).sum() + 0.015 * noise.nextNormal(),
-                                        z: (offset * camera.forward).sum() + 0.015 * noise.nextNormal(), confidence: 1)
-                    })
-                }
-                let sequence = PoseSequence(jointSet: .body18, frames: frames,
-                                            source: PoseSource(file: URL(fileURLWithPath: "/generated/\(clip.name).csv")),
-                                            hasDepth: true, nominalFrameRate: clip.frameRate)
-                return LabeledPoseClip(sequence: sequence, segments: clip.segments)
-            })
-        }
-        let training = dataset(try generator.makeClips(clips: 160, seed: trainingSeed, split: .training, motionCapture: library))
-        let test = dataset(try generator.makeClips(clips: 80, seed: testSeed, split: .test, motionCapture: library))
+        let training = depthDataset(try generator.makeClips(clips: 160, seed: trainingSeed, split: .training, motionCapture: library), noise: &noise)
+        let test = depthDataset(try generator.makeClips(clips: 80, seed: testSeed, split: .test, motionCapture: library), noise: &noise)
         return ("generated throws as 3-D skeletons without eyes or ears (depth-sensor style), 160 training clips, 80 test clips of other people", [
             Split(name: "throws-3d", dataset: training, training: Array(training.examples.indices),
                   test: Array(test.examples.indices), windowLength: 45, testDataset: test),
         ])
+    }
+
+    /// 18 actions of generated people, one action per clip: the 15 things people do between
+    /// throws and the 3 throws, 16 clips of each, as depth-sensor skeletons (`depthDataset`); the
+    /// 16 test clips of each come from other people and cameras. Many classes with few clips each
+    /// and one person repeating every action, as depth-camera action sets are recorded.
+    static func depthActivities() throws -> (String, [Split]) {
+        var seeds = SeededGenerator(seed: 23)
+        let trainingSeed = seeds.next(), testSeed = seeds.next()
+        var noise = SeededGenerator(seed: 31)
+        func clips(seed: UInt64) throws -> [GeneratedClip] {
+            var result: [GeneratedClip] = []
+            var configuration = ThrowDatasetConfiguration()
+            configuration.motionCaptureShare = 0
+            configuration.performerCount = 8
+            configuration.backgroundClipDurationRange = 2.5...4.5
+            configuration.backgroundAroundThrowRange = 0.3...0.8   // no activity around the throw
+            configuration.backgroundClipShare = 1
+            for activity in BackgroundActivity.allCases {
+                configuration.backgroundActivities = [activity]
+                for var clip in try ThrowDatasetGenerator(configuration: configuration).makeClips(clips: 16, seed: seed) {
+                    clip.segments = [PoseSegment(label: activity.rawValue)]
+                    clip.name = "\(activity.rawValue)-\(clip.name)"
+                    result.append(clip)
+                }
+            }
+            configuration.backgroundClipShare = 0
+            configuration.backgroundActivities = BackgroundActivity.allCases
+            for kind in ThrowKind.allCases {
+                configuration.throwKinds = [kind]
+                for var clip in try ThrowDatasetGenerator(configuration: configuration).makeClips(clips: 16, seed: seed) {
+                    clip.segments = clip.segments.filter { $0.label == kind.rawValue }
+                    clip.name = "\(kind.rawValue)-\(clip.name)"
+                    result.append(clip)
+                }
+            }
+            return result
+        }
+        let training = depthDataset(try clips(seed: trainingSeed), noise: &noise)
+        let test = depthDataset(try clips(seed: testSeed), noise: &noise)
+        return ("18 generated actions (15 everyday, 3 throws) as 3-D skeletons without eyes or ears, 16 clips of each by 8 people; 16 test clips of each by 8 others", [
+            Split(name: "activities-3d", dataset: training, training: Array(training.examples.indices),
+                  test: Array(test.examples.indices), windowLength: 45, testDataset: test),
+        ])
+    }
+
+    /// Generated clips as a depth sensor's skeletons: each joint's 3-D position in the camera's
+    /// frame (x right, y up, z away, metres) with 1.5 cm of noise per coordinate, and no eyes or
+    /// ears, as Kinect skeletons come once mapped to body18.
+    static func depthDataset(_ clips: [GeneratedClip], noise: inout SeededGenerator) -> PoseDataset {
+        PoseDataset(jointSet: .body18, hasDepth: true, clips: clips.map { clip in
+            let camera = clip.camera
+            let frames = clip.bodies.enumerated().map { index, body in
+                PoseFrame(time: Double(index) / clip.frameRate, keypoints: Body18.allCases.map { joint -> Keypoint? in
+                    guard joint.rawValue < Body18.rightEye.rawValue else { return nil }
+                    let offset = body[joint] - camera.position
+                    return Keypoint(x: (offset * camera.right).sum() + 0.015 * noise.nextNormal(),
+                                    y: -(offset * camera.down).sum() + 0.015 * noise.nextNormal(),
+                                    z: (offset * camera.forward).sum() + 0.015 * noise.nextNormal(), confidence: 1)
+                })
+            }
+            let sequence = PoseSequence(jointSet: .body18, frames: frames,
+                                        source: PoseSource(file: URL(fileURLWithPath: "/generated/\(clip.name).csv")),
+                                        hasDepth: true, nominalFrameRate: clip.frameRate)
+            return LabeledPoseClip(sequence: sequence, segments: clip.segments)
+        })
     }
 
     static func run(sharedPath: String, peerPython: String, seeds: [UInt64], sets: Set<String>,
