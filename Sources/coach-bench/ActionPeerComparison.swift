@@ -149,6 +149,7 @@ enum ActionPeerComparison {
         // joints (head, shoulders, elbows, wrists, hips, knees, ankles) come once mapped to body18.
         if sets.contains("throws-3d") { result.append(try depthThrows()) }
         if sets.contains("activities-3d") { result.append(try depthActivities()) }
+        if sets.contains("activities-13") { result.append(try activities13()) }
         let throwSets = [("throws", "generated throws (body18, 2-D)"),
                          ("throws-13", "generated throws with 13 joints (neck, eyes and ears never detected)"),
                          ("throws-apart", "generated throws validated on other people (--validation-data)")]
@@ -213,40 +214,76 @@ enum ActionPeerComparison {
         var seeds = SeededGenerator(seed: 23)
         let trainingSeed = seeds.next(), testSeed = seeds.next()
         var noise = SeededGenerator(seed: 31)
-        func clips(seed: UInt64) throws -> [GeneratedClip] {
-            var result: [GeneratedClip] = []
-            var configuration = ThrowDatasetConfiguration()
-            configuration.motionCaptureShare = 0
-            configuration.performerCount = 8
-            configuration.backgroundClipDurationRange = 2.5...4.5
-            configuration.backgroundAroundThrowRange = 0.3...0.8   // no activity around the throw
-            configuration.backgroundClipShare = 1
-            for activity in BackgroundActivity.allCases {
-                configuration.backgroundActivities = [activity]
-                for var clip in try ThrowDatasetGenerator(configuration: configuration).makeClips(clips: 16, seed: seed) {
-                    clip.segments = [PoseSegment(label: activity.rawValue)]
-                    clip.name = "\(activity.rawValue)-\(clip.name)"
-                    result.append(clip)
-                }
-            }
-            configuration.backgroundClipShare = 0
-            configuration.backgroundActivities = BackgroundActivity.allCases
-            for kind in ThrowKind.allCases {
-                configuration.throwKinds = [kind]
-                for var clip in try ThrowDatasetGenerator(configuration: configuration).makeClips(clips: 16, seed: seed) {
-                    clip.segments = clip.segments.filter { $0.label == kind.rawValue }
-                    clip.name = "\(kind.rawValue)-\(clip.name)"
-                    result.append(clip)
-                }
-            }
-            return result
-        }
-        let training = depthDataset(try clips(seed: trainingSeed), noise: &noise)
-        let test = depthDataset(try clips(seed: testSeed), noise: &noise)
+        let training = depthDataset(try activityClips(seed: trainingSeed), noise: &noise)
+        let test = depthDataset(try activityClips(seed: testSeed), noise: &noise)
         return ("18 generated actions (15 everyday, 3 throws) as 3-D skeletons without eyes or ears, 16 clips of each by 8 people; 16 test clips of each by 8 others", [
             Split(name: "activities-3d", dataset: training, training: Array(training.examples.indices),
                   test: Array(test.examples.indices), windowLength: 45, testDataset: test),
         ])
+    }
+
+    /// The clips of `depthActivities` as the simulated phone's pose detector sees them (2-D, joints
+    /// missed at times), with neck, eyes and ears never detected, as 13-joint sports annotations come
+    /// (read back from written files and an annotation CSV, as a user's would be).
+    static func activities13() throws -> (String, [Split]) {
+        var seeds = SeededGenerator(seed: 23)
+        let trainingSeed = seeds.next(), testSeed = seeds.next()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coach-bench-activities-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func dataset(_ clips: [GeneratedClip], in directory: URL) throws -> PoseDataset {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            var rows = ["file,label,start,end"]
+            for clip in clips {
+                try Data(clip.csvText()).write(to: directory.appendingPathComponent(clip.name + ".csv"))
+                for segment in clip.segments {
+                    rows.append("\(clip.name).csv,\(segment.label),\(segment.start.map { String($0) } ?? ""),\(segment.end.map { String($0) } ?? "")")
+                }
+            }
+            let annotations = directory.appendingPathComponent("annotations.csv")
+            try Data((rows.joined(separator: "\n") + "\n").utf8).write(to: annotations)
+            let loaded = try PoseDataset.loadAnnotations(annotations)
+            let absent = Set(["neck", "rightEye", "leftEye", "rightEar", "leftEar"].compactMap { loaded.jointSet.names.firstIndex(of: $0) })
+            return loaded.withJointsNeverDetected(absent)
+        }
+        let training = try dataset(try activityClips(seed: trainingSeed), in: folder.appendingPathComponent("train"))
+        let test = try dataset(try activityClips(seed: testSeed), in: folder.appendingPathComponent("test"))
+        return ("18 generated actions (15 everyday, 3 throws) in 2-D with 13 joints (neck, eyes and ears never detected), 16 clips of each by 8 people; 16 test clips of each by 8 others", [
+            Split(name: "activities-13", dataset: training, training: Array(training.examples.indices),
+                  test: Array(test.examples.indices), windowLength: 45, testDataset: test),
+        ])
+    }
+
+    /// 18 actions of generated people, one action per clip: the 15 things people do between
+    /// throws and the 3 throws (the throw's annotated segment), 16 clips of each by 8 people drawn
+    /// from `seed`. Many classes with few clips each and one person repeating every action, as
+    /// action sets are recorded.
+    static func activityClips(seed: UInt64) throws -> [GeneratedClip] {
+        var result: [GeneratedClip] = []
+        var configuration = ThrowDatasetConfiguration()
+        configuration.motionCaptureShare = 0
+        configuration.performerCount = 8
+        configuration.backgroundClipDurationRange = 2.5...4.5
+        configuration.backgroundAroundThrowRange = 0.3...0.8   // little activity around the throw
+        configuration.backgroundClipShare = 1
+        for activity in BackgroundActivity.allCases {
+            configuration.backgroundActivities = [activity]
+            for var clip in try ThrowDatasetGenerator(configuration: configuration).makeClips(clips: 16, seed: seed) {
+                clip.segments = [PoseSegment(label: activity.rawValue)]
+                clip.name = "\(activity.rawValue)-\(clip.name)"
+                result.append(clip)
+            }
+        }
+        configuration.backgroundClipShare = 0
+        configuration.backgroundActivities = BackgroundActivity.allCases
+        for kind in ThrowKind.allCases {
+            configuration.throwKinds = [kind]
+            for var clip in try ThrowDatasetGenerator(configuration: configuration).makeClips(clips: 16, seed: seed) {
+                clip.segments = clip.segments.filter { $0.label == kind.rawValue }
+                clip.name = "\(kind.rawValue)-\(clip.name)"
+                result.append(clip)
+            }
+        }
+        return result
     }
 
     /// Generated clips as a depth sensor's skeletons: each joint's 3-D position in the camera's

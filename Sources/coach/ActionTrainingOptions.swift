@@ -150,7 +150,7 @@ struct ActionTrainingOptions: ParsableArguments {
             var what = ["training on \(splits.train.path)"]
             if let folder = splits.validation {
                 if validation == nil { validation = (folder, false) }
-                what.append(validation?.url == folder ? "validating on \(folder.path)" : "--validation-data replaces \(folder.path)")
+                what.append(validation?.url == folder ? "validating on \(folder.path)" : "\(validationAnnotations != nil ? "--validation-annotations" : "--validation-data") replaces \(folder.path)")
             }
             if let test = splits.test { what.append("\(test.path) is left for `coach evaluate MODEL --data \(source.path)`") }
             Console.note("\(source.path) holds splits: " + what.joined(separator: "; "))
