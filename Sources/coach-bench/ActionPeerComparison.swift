@@ -23,6 +23,13 @@ enum ActionPeerComparison {
         var validation: [PoseExample]? = nil
 
         var evaluationDataset: PoseDataset { testDataset ?? dataset }
+
+        /// Every segment of `training` trains and every segment of `test` (clips of other
+        /// people) is scored, in 45-frame windows.
+        static func apart(_ name: String, training: PoseDataset, test: PoseDataset) -> Split {
+            Split(name: name, dataset: training, training: Array(training.examples.indices),
+                  test: Array(test.examples.indices), windowLength: 45, testDataset: test)
+        }
     }
 
     struct Scores {
@@ -181,8 +188,7 @@ enum ActionPeerComparison {
                 test = test.withJointsNeverDetected(absent)
             }
             result.append(("\(title), 160 training clips, 80 test clips of other people and cameras", [
-                Split(name: set, dataset: training, training: Array(training.examples.indices),
-                      test: Array(test.examples.indices), windowLength: 45, testDataset: test),
+                Split.apart(set, training: training, test: test),
             ]))
         }
         return result
@@ -201,8 +207,7 @@ enum ActionPeerComparison {
         let training = depthDataset(try generator.makeClips(clips: 160, seed: trainingSeed, split: .training, motionCapture: library), noise: &noise)
         let test = depthDataset(try generator.makeClips(clips: 80, seed: testSeed, split: .test, motionCapture: library), noise: &noise)
         return ("generated throws as 3-D skeletons without eyes or ears (depth-sensor style), 160 training clips, 80 test clips of other people", [
-            Split(name: "throws-3d", dataset: training, training: Array(training.examples.indices),
-                  test: Array(test.examples.indices), windowLength: 45, testDataset: test),
+            Split.apart("throws-3d", training: training, test: test),
         ])
     }
 
@@ -217,8 +222,7 @@ enum ActionPeerComparison {
         let training = depthDataset(try activityClips(seed: trainingSeed), noise: &noise)
         let test = depthDataset(try activityClips(seed: testSeed), noise: &noise)
         return ("18 generated actions (15 everyday, 3 throws) as 3-D skeletons without eyes or ears, 16 clips of each by 8 people; 16 test clips of each by 8 others", [
-            Split(name: "activities-3d", dataset: training, training: Array(training.examples.indices),
-                  test: Array(test.examples.indices), windowLength: 45, testDataset: test),
+            Split.apart("activities-3d", training: training, test: test),
         ])
     }
 
@@ -248,8 +252,7 @@ enum ActionPeerComparison {
         let training = try dataset(try activityClips(seed: trainingSeed), in: folder.appendingPathComponent("train"))
         let test = try dataset(try activityClips(seed: testSeed), in: folder.appendingPathComponent("test"))
         return ("18 generated actions (15 everyday, 3 throws) in 2-D with 13 joints (neck, eyes and ears never detected), 16 clips of each by 8 people; 16 test clips of each by 8 others", [
-            Split(name: "activities-13", dataset: training, training: Array(training.examples.indices),
-                  test: Array(test.examples.indices), windowLength: 45, testDataset: test),
+            Split.apart("activities-13", training: training, test: test),
         ])
     }
 
