@@ -157,6 +157,7 @@ enum ActionPeerComparison {
         if sets.contains("throws-3d") { result.append(try depthThrows()) }
         if sets.contains("activities-3d") { result.append(try depthActivities()) }
         if sets.contains("activities-13") { result.append(try activities13()) }
+        if sets.contains("activities-kinect") { result.append(try kinectActivities()) }
         let throwSets = [("throws", "generated throws (body18, 2-D)"),
                          ("throws-13", "generated throws with 13 joints (neck, eyes and ears never detected)"),
                          ("throws-apart", "generated throws validated on other people (--validation-data)")]
@@ -223,6 +224,20 @@ enum ActionPeerComparison {
         let test = depthDataset(try activityClips(seed: testSeed), noise: &noise)
         return ("18 generated actions (15 everyday, 3 throws) as 3-D skeletons without eyes or ears, 16 clips of each by 8 people; 16 test clips of each by 8 others", [
             Split.apart("activities-3d", training: training, test: test),
+        ])
+    }
+
+    /// The clips of `depthActivities` as a depth camera's own skeleton format gives them: a custom
+    /// joint set with the camera's names (`kinectDataset`), so the network is the one Coach
+    /// trains for joint sets it does not know, at 15 frames per second.
+    static func kinectActivities() throws -> (String, [Split]) {
+        var seeds = SeededGenerator(seed: 23)
+        let trainingSeed = seeds.next(), testSeed = seeds.next()
+        var noise = SeededGenerator(seed: 37)
+        let training = kinectDataset(try activityClips(seed: trainingSeed), noise: &noise)
+        let test = kinectDataset(try activityClips(seed: testSeed), noise: &noise)
+        return ("18 generated actions (15 everyday, 3 throws) as 16 named depth-camera joints (a custom joint set) in 3-D at 15 fps, 16 clips of each by 8 people; 16 test clips of each by 8 others", [
+            Split.apart("activities-kinect", training: training, test: test),
         ])
     }
 
@@ -298,15 +313,49 @@ enum ActionPeerComparison {
             let frames = clip.bodies.enumerated().map { index, body in
                 PoseFrame(time: Double(index) / clip.frameRate, keypoints: Body18.allCases.map { joint -> Keypoint? in
                     guard joint.rawValue < Body18.rightEye.rawValue else { return nil }
-                    let offset = body[joint] - camera.position
-                    return Keypoint(x: (offset * camera.right).sum() + 0.015 * noise.nextNormal(),
-                                    y: -(offset * camera.down).sum() + 0.015 * noise.nextNormal(),
-                                    z: (offset * camera.forward).sum() + 0.015 * noise.nextNormal(), confidence: 1)
+                    return cameraKeypoint(body[joint], seen: camera, noise: &noise)
                 })
             }
             let sequence = PoseSequence(jointSet: .body18, frames: frames,
                                         source: PoseSource(file: URL(fileURLWithPath: "/generated/\(clip.name).csv")),
                                         hasDepth: true, nominalFrameRate: clip.frameRate)
+            return LabeledPoseClip(sequence: sequence, segments: clip.segments)
+        })
+    }
+
+    /// A point's position in `camera`'s frame (x right, y up, z away, metres) with 1.5 cm of noise
+    /// per coordinate, as a depth sensor measures it.
+    static func cameraKeypoint(_ point: SIMD3<Float>, seen camera: VirtualCamera, noise: inout SeededGenerator) -> Keypoint {
+        let offset = point - camera.position
+        return Keypoint(x: (offset * camera.right).sum() + 0.015 * noise.nextNormal(),
+                        y: -(offset * camera.down).sum() + 0.015 * noise.nextNormal(),
+                        z: (offset * camera.forward).sum() + 0.015 * noise.nextNormal(), confidence: 1)
+    }
+
+    /// Generated clips as a depth camera's skeleton stream names them: 16 joints (the hip and
+    /// shoulder centres, the spine between them, the head, and the limbs), a custom joint set to
+    /// Coach, every second frame (15 fps), 3-D in the camera's frame with 1.5 cm of noise.
+    static func kinectDataset(_ clips: [GeneratedClip], noise: inout SeededGenerator) -> PoseDataset {
+        let joints: [(String, [Body18])] = [
+            ("hipCenter", [.leftHip, .rightHip]), ("spine", [.leftHip, .rightHip, .neck, .neck]),
+            ("shoulderCenter", [.neck]), ("head", [.nose]),
+            ("shoulderLeft", [.leftShoulder]), ("elbowLeft", [.leftElbow]), ("wristLeft", [.leftWrist]),
+            ("shoulderRight", [.rightShoulder]), ("elbowRight", [.rightElbow]), ("wristRight", [.rightWrist]),
+            ("hipLeft", [.leftHip]), ("kneeLeft", [.leftKnee]), ("ankleLeft", [.leftAnkle]),
+            ("hipRight", [.rightHip]), ("kneeRight", [.rightKnee]), ("ankleRight", [.rightAnkle]),
+        ]
+        let jointSet = JointSet(names: joints.map(\.0))!
+        return PoseDataset(jointSet: jointSet, hasDepth: true, clips: clips.map { clip in
+            let frames = stride(from: 0, to: clip.bodies.count, by: 2).map { index in
+                let body = clip.bodies[index]
+                return PoseFrame(time: Double(index) / clip.frameRate, keypoints: joints.map { _, sources -> Keypoint? in
+                    let point = sources.map { body[$0] }.reduce(SIMD3<Float>(), +) / Float(sources.count)
+                    return cameraKeypoint(point, seen: clip.camera, noise: &noise)
+                })
+            }
+            let sequence = PoseSequence(jointSet: jointSet, frames: frames,
+                                        source: PoseSource(file: URL(fileURLWithPath: "/generated/\(clip.name).csv")),
+                                        hasDepth: true, nominalFrameRate: clip.frameRate / 2)
             return LabeledPoseClip(sequence: sequence, segments: clip.segments)
         })
     }
