@@ -25,10 +25,37 @@ final class ActionClassifierTrainerTests: XCTestCase {
         let test = toyActionDataset(clipsPerClass: 10, seed: 99)
         let evaluation = try ActionClassifierEvaluation.evaluate(result.model, on: test)
         XCTAssertGreaterThanOrEqual(evaluation.metrics.accuracy, 0.9, "held-out toy clips")
+        // Each segment's prediction is its windows' normalised geometric mean.
+        let example = test.examples[0]
+        let probabilities = result.model.probabilities(for: try result.model.windows(covering: example.sequence, stride: nil))
+        var logs = [Double](repeating: 0, count: result.model.labels.count)
+        for row in probabilities { for c in logs.indices { logs[c] += log(Double(row[c])) / Double(probabilities.count) } }
+        let roots = logs.map { exp($0) }
+        let best = roots.indices.max { roots[$0] < roots[$1] }!
+        XCTAssertEqual(evaluation.predictions[0].predictedLabel, result.model.labels[best])
+        XCTAssertEqual(evaluation.predictions[0].confidence, roots[best] / roots.reduce(0, +), accuracy: 1e-5)
         XCTAssertEqual(result.model.labels, ["circle", "other", "swipe"])
         XCTAssertEqual(result.model.backgroundLabel, "other")
         XCTAssertEqual(result.trainingCount + result.validationCount, 36)
         XCTAssertEqual(result.validationCount, 9, "⌈20% of 12⌉ per class")
+    }
+
+    func testASegmentsWindowsVoteByTheirGeometricMean() throws {
+        // Two windows lean to class 0; the third all but rules it out. The mean probability
+        // (0.537 against 0.463) keeps class 0; the normalised geometric mean, the cube roots of
+        // 0.8 · 0.8 · 0.01 and 0.2 · 0.2 · 0.99, picks class 1.
+        let windows: [[Float]] = [[0.8, 0.2], [0.8, 0.2], [0.01, 0.99]]
+        let arithmetic = ActionClassifierEvaluation.SegmentVote.meanProbability.combined(windows, classCount: 2)
+        XCTAssertEqual(arithmetic[0], 1.61 / 3, accuracy: 1e-6)
+        XCTAssertEqual(arithmetic[1], 1.39 / 3, accuracy: 1e-6)
+        let roots = [pow(0.8 * 0.8 * 0.01, 1.0 / 3), pow(0.2 * 0.2 * 0.99, 1.0 / 3)]
+        let geometric = ActionClassifierEvaluation.SegmentVote.meanLogProbability.combined(windows, classCount: 2)
+        XCTAssertEqual(geometric[0], roots[0] / (roots[0] + roots[1]), accuracy: 1e-6)
+        XCTAssertEqual(geometric[1], roots[1] / (roots[0] + roots[1]), accuracy: 1e-6)
+        // A window that gives a class 0 does not send the segment's score to NaN.
+        let certain = ActionClassifierEvaluation.SegmentVote.meanLogProbability.combined([[1, 0], [0.4, 0.6]], classCount: 2)
+        XCTAssertGreaterThan(certain[0], 0.99)
+        XCTAssertEqual(certain[0] + certain[1], 1, accuracy: 1e-9)
     }
 
     func testTheSameSeedGivesAByteIdenticalModelFile() throws {
