@@ -217,28 +217,28 @@ enum ActionPeerComparison {
     /// 16 test clips of each come from other people and cameras. Many classes with few clips each
     /// and one person repeating every action, as depth-camera action sets are recorded.
     static func depthActivities() throws -> (String, [Split]) {
-        var seeds = SeededGenerator(seed: 23)
-        let trainingSeed = seeds.next(), testSeed = seeds.next()
-        var noise = SeededGenerator(seed: 31)
-        let training = depthDataset(try activityClips(seed: trainingSeed), noise: &noise)
-        let test = depthDataset(try activityClips(seed: testSeed), noise: &noise)
-        return ("18 generated actions (15 everyday, 3 throws) as 3-D skeletons without eyes or ears, 16 clips of each by 8 people; 16 test clips of each by 8 others", [
-            Split.apart("activities-3d", training: training, test: test),
-        ])
+        try activitySplit("activities-3d", noiseSeed: 31, dataset: depthDataset,
+                          title: "18 generated actions (15 everyday, 3 throws) as 3-D skeletons without eyes or ears, 16 clips of each by 8 people; 16 test clips of each by 8 others")
     }
 
     /// The clips of `depthActivities` as a depth camera's own skeleton format gives them: a custom
     /// joint set with the camera's names (`kinectDataset`), so the network is the one Coach
     /// trains for joint sets it does not know, at 15 frames per second.
     static func kinectActivities() throws -> (String, [Split]) {
+        try activitySplit("activities-kinect", noiseSeed: 37, dataset: kinectDataset,
+                          title: "18 generated actions (15 everyday, 3 throws) as 16 named depth-camera joints (a custom joint set) in 3-D at 15 fps, 16 clips of each by 8 people; 16 test clips of each by 8 others")
+    }
+
+    /// The `activityClips` of the training and the test people, as `dataset` turns them into poses
+    /// with noise drawn from `noiseSeed`.
+    static func activitySplit(_ name: String, noiseSeed: UInt64, dataset: ([GeneratedClip], inout SeededGenerator) -> PoseDataset,
+                              title: String) throws -> (String, [Split]) {
         var seeds = SeededGenerator(seed: 23)
         let trainingSeed = seeds.next(), testSeed = seeds.next()
-        var noise = SeededGenerator(seed: 37)
-        let training = kinectDataset(try activityClips(seed: trainingSeed), noise: &noise)
-        let test = kinectDataset(try activityClips(seed: testSeed), noise: &noise)
-        return ("18 generated actions (15 everyday, 3 throws) as 16 named depth-camera joints (a custom joint set) in 3-D at 15 fps, 16 clips of each by 8 people; 16 test clips of each by 8 others", [
-            Split.apart("activities-kinect", training: training, test: test),
-        ])
+        var noise = SeededGenerator(seed: noiseSeed)
+        let training = dataset(try activityClips(seed: trainingSeed), &noise)
+        let test = dataset(try activityClips(seed: testSeed), &noise)
+        return (title, [Split.apart(name, training: training, test: test)])
     }
 
     /// The clips of `depthActivities` as the simulated phone's pose detector sees them (2-D, joints
