@@ -44,8 +44,7 @@ public struct ActionClassifierEvaluation: Encodable, Sendable {
     /// How a segment's windows combine into its prediction.
     ///
     /// The mean log probability is the default: each window is evidence, and a class that some
-    /// window all but rules out loses even where other windows lean to it, as when a throw's
-    /// defining instant fills one window of several. Over nine local sets (`coach-bench --only
+    /// window all but rules out loses even where other windows lean to it. Over nine local sets (`coach-bench --only
     /// action-peers`, seeds 0–2, 2026-11-29) it scored the same as the mean probability on six
     /// and higher on three (the 18 generated actions: 0.840 against 0.830 in 2-D with 13 joints).
     public enum SegmentVote: String, Sendable, CaseIterable {
