@@ -39,13 +39,49 @@ extension ExportGraphBuilder {
                 }
             }
         }
-        // The series, row joint · S + index (positions, then velocities): [1, J·S, T, 1].
+        // The series, row joint · S + index (positions, then velocities), then bone · P + coordinate: [1, J·S + B·P, T, 1].
         let perJoint = positions + velocities
         let stacked = concatenate("\(prefix).series.stacked", inputs: perJoint.enumerated().map { index, value in
             reshape("\(prefix).series.\(index)", input: value, shape: [j, 1, t])
         }, axis: 1, output: nil)   // [J, S, T]
-        let series = reshape("\(prefix).series", input: stacked, shape: [1, j * perJoint.count, t, 1])
-        return randomConvolutionLogits(head, series: series, seriesCount: j * perJoint.count, frames: t, prefix: prefix)
+        var rows = reshape("\(prefix).series.joints", input: stacked, shape: [j * perJoint.count, t])
+        if !head.bones.isEmpty {
+            rows = concatenate("\(prefix).series.all", inputs: [rows, boneSeries(head.bones, positions: positions, encoding: encoding,
+                                                                                  encoded: encoded, prefix: prefix)],
+                               axis: 0, output: nil)
+        }
+        let seriesCount = RandomConvolutionHead.seriesCount(of: encoding, boneCount: head.bones.count)
+        let series = reshape("\(prefix).series", input: rows, shape: [1, seriesCount, t, 1])
+        return randomConvolutionLogits(head, series: series, seriesCount: seriesCount, frames: t, prefix: prefix)
+    }
+
+    /// The bones' vectors [B·P, T] (row bone · P + coordinate): each coordinate's `positions` [J, T]
+    /// differenced along the bone, zero for a bone with a joint undetected in every frame.
+    private mutating func boneSeries(_ bones: [SkeletonGraph.Edge], positions: [String], encoding: ActionInputEncoding,
+                                     encoded: String, prefix: String) -> String {
+        let t = encoding.windowLength, j = encoding.jointCount, b = bones.count, p = positions.count
+        var difference = [Float](repeating: 0, count: b * j), first = difference, second = difference
+        for (index, bone) in bones.enumerated() {
+            difference[index * j + bone.second] += 1
+            difference[index * j + bone.first] -= 1
+            first[index * j + bone.first] = 1
+            second[index * j + bone.second] = 1
+        }
+        // Whether each joint is detected in some frame of the window, then in both of a bone's joints: [B, 1].
+        let confidence = reshape("\(prefix).bones.confidence.plane",
+                                 input: slice("\(prefix).bones.confidence", encoded, [nil, p..<(p + 1), nil, nil]), shape: [t, j])
+        let seen = reshape("\(prefix).bones.seen", input: reduceMax("\(prefix).bones.seen.any", input:
+            greater("\(prefix).bones.detected", confidence, than: 0), axes: [0], keepDimensions: true), shape: [j, 1])
+        let both = multiply("\(prefix).bones.both",
+                            matrixProduct("\(prefix).bones.first.seen", constant("\(prefix).bones.first", dimensions: [b, j], values: first), seen),
+                            matrixProduct("\(prefix).bones.second.seen", constant("\(prefix).bones.second", dimensions: [b, j], values: second), seen))
+        let differences = constant("\(prefix).bones.difference", dimensions: [b, j], values: difference)
+        let coordinates = positions.enumerated().map { index, value in
+            reshape("\(prefix).bones.\(index)", input: multiply("\(prefix).bones.\(index).masked",
+                matrixProduct("\(prefix).bones.\(index).vector", differences, value), both), shape: [b, 1, t])
+        }
+        return reshape("\(prefix).bones.series", input: concatenate("\(prefix).bones.stacked", inputs: coordinates, axis: 1, output: nil),
+                       shape: [b * p, t])
     }
 
     /// `RandomConvolutionHead.fillGaps` as weights [J, T, T]: row t of joint j takes frame t when

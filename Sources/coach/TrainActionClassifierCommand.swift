@@ -41,8 +41,9 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
 
         The model is an ensemble: each member is a network (a graph network for
         body18 and hand21 joints, a temporal one for custom joints) and a
-        random-convolution head (MiniRocket's transform and a logistic
-        regression) mixed at a share chosen on the validation clips. --ensemble
+        random-convolution head (MiniRocket's transform of the joints' positions
+        and velocities, and of body18's and hand21's bone vectors, then a
+        logistic regression) mixed at a share chosen on the validation clips. --ensemble
         (default 2) members are trained from seeds s, s + 1000, … and their
         probabilities averaged; --ensemble 1 trains one. With two or more cores
         (COACH_THREADS) the members train side by side, one core each, which

@@ -118,6 +118,8 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         XCTAssertEqual(model.architecture.kind, .graphConvolution)
         XCTAssertNotNil(model.randomConvolution, "the default ensemble")
         XCTAssertEqual(model.randomConvolution?.fillsGaps, true)
+        XCTAssertEqual(model.randomConvolution?.bones, SkeletonGraph(jointSet: model.jointSet).edges, "body18's bones feed the head")
+        XCTAssertFalse(model.randomConvolution?.bones.isEmpty ?? true)
         XCTAssertEqual(model.additionalMembers.count, 1, "two members by default, both exported")
         XCTAssertNotNil(model.additionalMembers.first?.randomConvolution)
         let test = try PoseDataset.load(summary.test.annotationFile)

@@ -223,4 +223,63 @@ final class RandomConvolutionTransformTests: XCTestCase {
         let filled = distance(fillsGaps: true), zeros = distance(fillsGaps: false)
         XCTAssertLessThan(filled * 4, zeros, "filled \(filled), zeros \(zeros)")
     }
+
+    /// Bone series against values computed by hand: after the joints' series come, per bone, the
+    /// filled positions' difference (second joint minus first), and a bone with a joint never
+    /// detected in the window reads zero; a head with bones survives the model file, and a damaged
+    /// bone list is an error naming the tensor.
+    func testBonesAreFilledPositionDifferencesAndRoundTrip() throws {
+        let t = 12, encoding = ActionInputEncoding(windowLength: 12, jointCount: 3, includesDepth: false)
+        let bones = [SkeletonGraph.Edge(0, 1), SkeletonGraph.Edge(1, 2)]
+        XCTAssertEqual(RandomConvolutionHead.seriesCount(of: encoding, boneCount: 2), 3 * 4 + 2 * 2)
+        var generator = SeededGenerator(seed: 9)
+        func window() -> PoseWindow {
+            var window = PoseWindow(frameCount: t, jointCount: 3)
+            for frame in 0..<t {
+                for joint in 0..<2 where !(joint == 1 && frame % 4 == 1) {   // joint 1 missed now and then, joint 2 never seen
+                    window.x[frame * 3 + joint] = generator.nextUniform()
+                    window.y[frame * 3 + joint] = generator.nextUniform()
+                    window.confidence[frame * 3 + joint] = 1
+                }
+            }
+            return window
+        }
+        let windows = [window(), window()]
+        let encoded = encoding.encode(windows)
+        let plain = RandomConvolutionHead.series(of: encoded, encoding: encoding, fillsGaps: true)
+        let withBones = RandomConvolutionHead.series(of: encoded, encoding: encoding, fillsGaps: true, bones: bones)
+        for (p, b) in zip(plain, withBones) {
+            XCTAssertEqual(b.count, 16 * t)
+            XCTAssertEqual(Array(b[0..<(12 * t)]), p, "the joints' series come first, unchanged")
+            for c in 0..<2 {
+                for frame in 0..<t {
+                    // Joint j's coordinate c sits in row j · 4 + c.
+                    XCTAssertEqual(b[(12 + c) * t + frame], p[(4 + c) * t + frame] - p[c * t + frame])
+                }
+            }
+            XCTAssertTrue(b[(14 * t)...].allSatisfy { $0 == 0 }, "a bone to a joint never detected reads zero")
+            XCTAssertTrue(b[(12 * t)..<(14 * t)].contains { $0 != 0 })
+        }
+
+        let jointSet = JointSet(names: ["a", "b", "c"])!
+        let model = ActionClassifierModel(labels: ["x", "y"], jointSet: jointSet, frameRate: 30, encoding: encoding,
+                                          architecture: .temporalConvolution(), generator: &generator)
+        var transform = RandomConvolutionTransform(length: t, channelCount: 16, biasCount: 168, generator: &generator)
+        transform.fitBiases(series: withBones, generator: &generator)
+        let weight = Tensor(shape: [transform.featureCount, 2], scalars: (0..<(transform.featureCount * 2)).map { _ in generator.nextNormal() })
+        model.randomConvolution = RandomConvolutionHead(transform: transform, weight: weight, bias: Tensor(shape: [2], scalars: [0, 0]),
+                                                        bones: bones)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("rocket-bones-\(getpid()).h5")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try model.modelFile().write(to: url)
+        let loaded = try ActionClassifierModel(contentsOf: url)
+        XCTAssertEqual(loaded.randomConvolution?.bones, bones)
+        XCTAssertEqual(loaded.probabilities(for: windows), model.probabilities(for: windows))
+        var file = try ModelFile.read(from: url)
+        file.tensors["randomConvolution.bones"] = Tensor(shape: [3], scalars: [0, 1, 7])
+        try file.write(to: url)
+        XCTAssertThrowsError(try ActionClassifierModel(contentsOf: url)) { error in
+            XCTAssertTrue(error.localizedDescription.contains("randomConvolution.bones"), error.localizedDescription)
+        }
+    }
 }

@@ -73,6 +73,9 @@ public struct ActionInputEncoding: Codable, Equatable, Hashable, Sendable {
     /// The raw keypoint channels a window must provide, in order (`x`, `y`, [`z`,] `confidence`).
     public var keypointChannels: [String] { includesDepth ? ["x", "y", "z", "confidence"] : ["x", "y", "confidence"] }
 
+    /// The position channels per joint (2, or 3 with depth).
+    public var positionCount: Int { includesDepth ? 3 : 2 }
+
     /// The encoded channels K, in tensor order.
     public var channelNames: [String] {
         keypointChannels + (includesVelocity ? (includesDepth ? ["dx", "dy", "dz"] : ["dx", "dy"]) : [])

@@ -24,14 +24,19 @@ public struct RandomConvolutionHead: Equatable, Sendable {
     /// Whether undetected frames of a joint are filled before the transform (heads written
     /// before this existed read zeros).
     public var fillsGaps: Bool
+    /// The bones whose vectors (second joint's position minus the first's) the transform reads
+    /// beside the joints' series; empty for heads without them (custom joint sets, older files).
+    public var bones: [SkeletonGraph.Edge]
 
     /// A head of `transform` with `weight` [F, classes] and `bias` [classes].
-    public init(transform: RandomConvolutionTransform, weight: Tensor, bias: Tensor, fillsGaps: Bool = true) {
+    public init(transform: RandomConvolutionTransform, weight: Tensor, bias: Tensor, fillsGaps: Bool = true,
+                bones: [SkeletonGraph.Edge] = []) {
         precondition(weight.shape == [transform.featureCount, bias.count], "weight must be [features, classes]")
         self.transform = transform
         self.weight = weight
         self.bias = bias
         self.fillsGaps = fillsGaps
+        self.bones = bones
     }
 
     /// The encoded channels (indices into K) the transform reads: positions and velocities.
@@ -41,19 +46,24 @@ public struct RandomConvolutionHead: Equatable, Sendable {
         return Array(0..<positions) + Array((positions + 1)..<(positions + 1 + velocities))
     }
 
-    /// The number of series per window for `encoding`.
-    public static func seriesCount(of encoding: ActionInputEncoding) -> Int {
-        encoding.jointCount * seriesChannels(of: encoding).count
+    /// The number of series per window for `encoding` with `boneCount` bones: each joint's
+    /// positions and velocities, then each bone's vector.
+    public static func seriesCount(of encoding: ActionInputEncoding, boneCount: Int = 0) -> Int {
+        encoding.jointCount * seriesChannels(of: encoding).count + boneCount * encoding.positionCount
     }
 
     /// Each window of `encoded` [N, T, J, K] as the transform's input: series (joint, channel)
-    /// channel-major, T frames each, gaps filled when `fillsGaps`.
-    public static func series(of encoded: Tensor, encoding: ActionInputEncoding, fillsGaps: Bool) -> [[Float]] {
+    /// channel-major, T frames each, gaps filled when `fillsGaps`; then, per bone, its vector's
+    /// coordinates (the filled positions' difference; zero throughout when either joint is
+    /// undetected in every frame of the window).
+    public static func series(of encoded: Tensor, encoding: ActionInputEncoding, fillsGaps: Bool,
+                              bones: [SkeletonGraph.Edge] = []) -> [[Float]] {
         let n = encoded.shape[0], t = encoded.shape[1], j = encoded.shape[2], k = encoded.shape[3]
         let channels = seriesChannels(of: encoding)
+        let positionCount = encoding.positionCount
         return encoded.withUnsafeBufferPointer { values in
             (0..<n).map { window in
-                var series = [Float](repeating: 0, count: j * channels.count * t)
+                var series = [Float](repeating: 0, count: seriesCount(of: encoding, boneCount: bones.count) * t)
                 for frame in 0..<t {
                     for joint in 0..<j {
                         let source = ((window * t + frame) * j + joint) * k
@@ -70,6 +80,19 @@ public struct RandomConvolutionHead: Equatable, Sendable {
                     }
                     fillGaps(&series, detected: detected, frameCount: t, jointCount: j,
                              positionCount: confidence, hasVelocity: encoding.includesVelocity)
+                }
+                if !bones.isEmpty {
+                    let confidence = encoding.keypointChannels.count - 1
+                    let seen = (0..<j).map { joint in
+                        (0..<t).contains { values[((window * t + $0) * j + joint) * k + confidence] > 0 }
+                    }
+                    for (index, bone) in bones.enumerated() where seen[bone.first] && seen[bone.second] {
+                        for c in 0..<positionCount {
+                            let row = (j * channels.count + index * positionCount + c) * t
+                            let from = (bone.first * channels.count + c) * t, to = (bone.second * channels.count + c) * t
+                            for frame in 0..<t { series[row + frame] = series[to + frame] - series[from + frame] }
+                        }
+                    }
                 }
                 return series
             }
@@ -139,7 +162,8 @@ public struct RandomConvolutionHead: Equatable, Sendable {
     /// Class logits [N, classes] for `encoded` windows [N, T, J, K].
     public func logits(encoded: Tensor, encoding: ActionInputEncoding) -> Tensor {
         let features = RandomConvolutionHead.features(
-            of: RandomConvolutionHead.series(of: encoded, encoding: encoding, fillsGaps: fillsGaps), transform: transform)
+            of: RandomConvolutionHead.series(of: encoded, encoding: encoding, fillsGaps: fillsGaps, bones: bones),
+            transform: transform)
         return Tensor.matmul(features, weight) + bias
     }
 
@@ -147,7 +171,7 @@ public struct RandomConvolutionHead: Equatable, Sendable {
     public var tensors: [String: Tensor] {
         func vector(_ values: [Int]) -> Tensor { Tensor(shape: [values.count], scalars: values.map(Float.init)) }
         let p = RandomConvolutionHead.tensorPrefix
-        return [
+        var tensors = [
             p + "kernels": vector(transform.kernelIndices),
             p + "dilations": vector(transform.dilations),
             p + "padded": vector(transform.padded.map { $0 ? 1 : 0 }),
@@ -158,6 +182,8 @@ public struct RandomConvolutionHead: Equatable, Sendable {
             p + "weight": weight,
             p + "bias": bias,
         ]
+        if !bones.isEmpty { tensors[p + "bones"] = vector(bones.flatMap { [$0.first, $0.second] }) }
+        return tensors
     }
 
     /// Whether `name` is one of a head's tensors.
@@ -178,10 +204,19 @@ public struct RandomConvolutionHead: Equatable, Sendable {
             return tensor.scalars.map { Int($0) }
         }
         let kernels = try integers("kernels")
+        var bones: [SkeletonGraph.Edge] = []
+        if file.tensors[p + "bones"] != nil {
+            let ends = try integers("bones")
+            guard ends.count % 2 == 0, ends.allSatisfy({ (0..<encoding.jointCount).contains($0) }) else {
+                throw ModelFileError.invalidTensor(path: file.sourcePath, name: p + "bones",
+                                                   reason: "expected pairs of joint indices in 0..<\(encoding.jointCount)")
+            }
+            bones = stride(from: 0, to: ends.count, by: 2).map { SkeletonGraph.Edge(ends[$0], ends[$0 + 1]) }
+        }
         let biasCount = try integers("biasCounts").reduce(0, +)
         let biases = try file.tensor(p + "biases", shape: [biasCount]).scalars
         let result = RandomConvolutionTransform.validated(
-            length: encoding.windowLength, channelCount: RandomConvolutionHead.seriesCount(of: encoding),
+            length: encoding.windowLength, channelCount: RandomConvolutionHead.seriesCount(of: encoding, boneCount: bones.count),
             kernelIndices: kernels, dilations: try integers("dilations"), padded: try integers("padded").map { $0 != 0 },
             channelCounts: try integers("channelCounts"), channels: try integers("channels"),
             biasCounts: try integers("biasCounts"), biases: biases)
@@ -194,7 +229,7 @@ public struct RandomConvolutionHead: Equatable, Sendable {
             guard weight.scalars.allSatisfy(\.isFinite), bias.scalars.allSatisfy(\.isFinite) else {
                 throw ModelFileError.invalidTensor(path: file.sourcePath, name: p + "weight", reason: "contains NaN or infinity")
             }
-            self.init(transform: transform, weight: weight, bias: bias, fillsGaps: fillsGaps)
+            self.init(transform: transform, weight: weight, bias: bias, fillsGaps: fillsGaps, bones: bones)
         }
     }
 }

@@ -29,6 +29,8 @@ struct RandomConvolutionFitting {
     var sampler: PoseWindowSampler
     var encoding: ActionInputEncoding
     var augmenter: PoseAugmenter?
+    /// The skeleton's bones, whose vectors the transform reads beside the joints (empty: none).
+    var bones: [SkeletonGraph.Edge] = []
     var observer: TrainingObserver?
     /// The ranks that share the features' rows and the cross-validation folds (the fitted head is
     /// the same bits for any number of ranks).
@@ -75,8 +77,8 @@ struct RandomConvolutionFitting {
                         + (copies > 1 ? " (\(windows.count / (1 + copies)) cut from the training segments, each with \(copies) augmented copies)" : "")))
 
         // The transform and its features.
-        let series = RandomConvolutionHead.series(of: encoding.encode(windows), encoding: encoding, fillsGaps: true)
-        let channelCount = RandomConvolutionHead.seriesCount(of: encoding)
+        let series = RandomConvolutionHead.series(of: encoding.encode(windows), encoding: encoding, fillsGaps: true, bones: bones)
+        let channelCount = RandomConvolutionHead.seriesCount(of: encoding, boneCount: bones.count)
         let varying = RandomConvolutionFitting.varyingChannels(of: series, channelCount: channelCount, length: sampler.windowLength)
         if varying.count < channelCount {
             observer?(.note("random-convolution head: \(channelCount - varying.count) of \(channelCount) series never vary "
@@ -106,7 +108,7 @@ struct RandomConvolutionFitting {
                                     maximumIterations: RandomConvolutionFitting.maximumSolverIterations,
                                     sampleWeights: weights).parameters
         let layer = standardization.folded(weight: fitted.weight, bias: fitted.bias)
-        return RandomConvolutionHead(transform: transform, weight: layer.weight, bias: layer.bias, fillsGaps: true)
+        return RandomConvolutionHead(transform: transform, weight: layer.weight, bias: layer.bias, fillsGaps: true, bones: bones)
     }
 
     /// The channels of `series` (windows, channel-major, `length` frames each) whose value is not
