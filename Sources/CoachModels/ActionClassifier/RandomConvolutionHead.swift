@@ -6,7 +6,9 @@ import Foundation
 /// multinomial logistic regression instead of a ridge classifier, so it gives probabilities).
 ///
 /// The transform reads the encoding's position and velocity channels of every joint (not the
-/// confidence or hand channels) as `J · k` series of T frames; `weight` and `bias` act on the raw
+/// confidence or hand channels) as `J · k` series of T frames, then each of `bones`' vectors (its
+/// second joint's position minus its first's, one series per coordinate: a kernel sums the
+/// series it picks, so without them no feature sees one joint relative to another); `weight` and `bias` act on the raw
 /// features (any standardisation is folded in). With `fillsGaps`, a joint's undetected frames
 /// inside a window are first filled from its detected ones (see `fillGaps`), as the peers
 /// interpolate missing values: a zero among real positions reads to a convolution as a jump to
@@ -25,7 +27,7 @@ public struct RandomConvolutionHead: Equatable, Sendable {
     /// before this existed read zeros).
     public var fillsGaps: Bool
     /// The bones whose vectors (second joint's position minus the first's) the transform reads
-    /// beside the joints' series; empty for heads without them (custom joint sets, older files).
+    /// after the joints' series; empty for heads without them (custom joint sets, older files).
     public var bones: [SkeletonGraph.Edge]
 
     /// A head of `transform` with `weight` [F, classes] and `bias` [classes].
