@@ -42,8 +42,10 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
         The model is an ensemble: each member is a network (a graph network for
         body18 and hand21 joints, a temporal one for custom joints) and a
         random-convolution head (MiniRocket's transform of the joints' positions
-        and velocities, and of body18's and hand21's bone vectors, then a
-        logistic regression) mixed at a share chosen on the validation clips. --ensemble
+        and velocities and of the bones' vectors, then a logistic regression)
+        mixed at a share chosen on the validation clips. Custom joints' bones
+        are found in the training poses: the spanning tree of the joint pairs
+        whose distance varies least (listed when training). --ensemble
         (default 2) members are trained from seeds s, s + 1000, … and their
         probabilities averaged; --ensemble 1 trains one. With two or more cores
         (COACH_THREADS) the members train side by side, one core each, which

@@ -150,6 +150,7 @@ final class ActionClassifierCoreMLExporterTests: XCTestCase {
         let model = try ActionClassifierTrainer(configuration: configuration).train(on: dataset).model
         XCTAssertEqual(model.architecture.kind, .temporalConvolution)
         XCTAssertNotNil(model.randomConvolution, "the default ensemble")
+        XCTAssertEqual(model.randomConvolution?.bones.count, 7, "a custom set's head reads a spanning tree of its 8 joints")
         XCTAssertEqual(model.additionalMembers.count, 1, "two members by default, both exported")
         XCTAssertTrue(model.encoding.includesDepth)
         try check(model, windows: try windows(of: dataset, model: model, perClip: 2, clips: 6), name: "NATOPS", in: directory)

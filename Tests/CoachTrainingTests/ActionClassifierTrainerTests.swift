@@ -242,14 +242,62 @@ final class ActionClassifierTrainerTests: XCTestCase {
         let model = try ActionClassifierTrainer(configuration: configuration).train(on: padded).model
         let head = try XCTUnwrap(model.randomConvolution)
         let perJoint = RandomConvolutionHead.seriesChannels(of: model.encoding).count
-        XCTAssertEqual(head.transform.channelCount, 4 * perJoint)
+        // The three detected joints' spanning tree gives two bones; none reaches the absent joint.
+        XCTAssertEqual(head.bones.count, 2)
+        XCTAssertFalse(head.bones.contains { $0.first == 3 || $0.second == 3 }, "no bone to a joint never detected")
+        let boneSeries = 2 * model.encoding.positionCount
+        XCTAssertEqual(head.transform.channelCount, 4 * perJoint + boneSeries)
         let read = Set(head.transform.channels)
         XCTAssertTrue(read.isDisjoint(with: (3 * perJoint)..<(4 * perJoint)), "the absent joint's series are never read")
-        XCTAssertEqual(read, Set(0..<(3 * perJoint)), "every other series is read by some combination")
-        // The same data without the absent joint draws the same channel subsets.
-        let plain = try ActionClassifierTrainer(configuration: configuration).train(on: dataset).model
-        XCTAssertEqual(plain.randomConvolution?.transform.channels, head.transform.channels)
-        XCTAssertEqual(plain.randomConvolution?.transform.channelCounts, head.transform.channelCounts)
+        XCTAssertEqual(read, Set(0..<(3 * perJoint)).union((4 * perJoint)..<(4 * perJoint + boneSeries)),
+                       "every other series is read by some combination")
+        // The same data without the absent joint finds the same bones and draws the same channel
+        // subsets (its bone series sit one joint's series earlier).
+        let plain = try XCTUnwrap(try ActionClassifierTrainer(configuration: configuration).train(on: dataset).model.randomConvolution)
+        XCTAssertEqual(plain.bones, head.bones)
+        XCTAssertEqual(plain.transform.channels.map { $0 >= 3 * perJoint ? $0 + perJoint : $0 }, head.transform.channels)
+        XCTAssertEqual(plain.transform.channelCounts, head.transform.channelCounts)
+    }
+
+    func testACustomJointSetsHeadReadsItsMostRigidJointPairsAsBones() throws {
+        // An arm in 2-D (shoulder, elbow, wrist, fingertip; bones 0.3, 0.25 and 0.15 long, a little
+        // noise) that waves or reaches, bending at every joint, its joints listed out of order beside one never detected.
+        var generator = SeededGenerator(seed: 12)
+        let jointSet = JointSet(names: ["tip", "shoulder", "absent", "elbow", "wrist"])!
+        var clips: [LabeledPoseClip] = []
+        for index in 0..<24 {
+            let label = index % 2 == 0 ? "wave" : "reach"
+            let origin = (generator.nextUniform(0.3, 0.7), generator.nextUniform(0.3, 0.7))
+            let phase = generator.nextUniform(0, 6.28), speed = generator.nextUniform(0.8, 1.25)
+            var frames: [PoseFrame] = []
+            for t in 0..<32 {
+                let time = phase + speed * Float(t) * 0.3
+                let angles: [Float] = label == "wave" ? [0.3 * sin(time), 1.2 + 0.8 * sin(2 * time), 1.0 * cos(3 * time)]
+                                                      : [0.8 + 0.7 * sin(time), 1.0 * (1 + cos(time)), 0.8 * sin(time)]
+                var point = origin, heading: Float = -1.57
+                var positions = [origin]
+                for (length, angle) in zip([Float(0.3), 0.25, 0.15], angles) {
+                    heading += angle
+                    point = (point.0 + length * cos(heading), point.1 + length * sin(heading))
+                    positions.append(point)
+                }
+                let noisy = positions.map { Keypoint(x: $0.0 + 0.001 * generator.nextNormal(), y: $0.1 + 0.001 * generator.nextNormal(),
+                                                     confidence: 0.9) }
+                frames.append(PoseFrame(time: Double(t) / 30, keypoints: [noisy[3], noisy[0], nil, noisy[1], noisy[2]]))
+            }
+            let source = PoseSource(file: URL(fileURLWithPath: "/arm/\(label)/clip-\(index).csv"))
+            clips.append(LabeledPoseClip(sequence: PoseSequence(jointSet: jointSet, frames: frames, source: source, nominalFrameRate: 30),
+                                         segments: [PoseSegment(label: label)]))
+        }
+        var configuration = toyConfiguration(iterations: 1)
+        configuration.randomConvolutionFeatures = 336
+        let model = try ActionClassifierTrainer(configuration: configuration)
+            .train(on: PoseDataset(jointSet: jointSet, hasDepth: false, clips: clips)).model
+        let head = try XCTUnwrap(model.randomConvolution)
+        // The arm's bones, from the joint of most bones nearest the lowest index (the elbow)
+        // outwards, breadth first: elbow–shoulder, elbow–wrist, wrist–tip.
+        XCTAssertEqual(head.bones, [SkeletonGraph.Edge(3, 1), SkeletonGraph.Edge(3, 4), SkeletonGraph.Edge(4, 0)])
+        XCTAssertEqual(head.transform.channelCount, RandomConvolutionHead.seriesCount(of: model.encoding, boneCount: 3))
     }
 
     func testSmallDataGivesTheHeadMoreAugmentedWindows() throws {

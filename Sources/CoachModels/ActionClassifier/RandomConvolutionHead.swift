@@ -27,7 +27,8 @@ public struct RandomConvolutionHead: Equatable, Sendable {
     /// before this existed read zeros).
     public var fillsGaps: Bool
     /// The bones whose vectors (second joint's position minus the first's) the transform reads
-    /// after the joints' series; empty for heads without them (custom joint sets, older files).
+    /// after the joints' series (a custom joint set's are found in its training poses); empty for
+    /// heads without them (older files).
     public var bones: [SkeletonGraph.Edge]
 
     /// A head of `transform` with `weight` [F, classes] and `bias` [classes].

@@ -257,13 +257,16 @@ public struct ActionClassifierTrainer {
             .map { $0 ?? 0 }
         if config.randomConvolutionFeatures > 0 {
             // The head bridges undetected frames itself (`fillsGaps`); only the network learns
-            // from hidden joints. A built-in skeleton's bones give it the joints' relative
-            // positions, which its sums of joints' series cannot form.
+            // from hidden joints. A built-in skeleton's bones (for custom joints, the training
+            // poses' most rigid joint pairs) give it the joints' relative positions, which its
+            // sums of joints' series cannot form.
             var headAugmenter = augmenter
             headAugmenter?.occlusionProbability = 0
             let fitting = RandomConvolutionFitting(featureCount: config.randomConvolutionFeatures, sampler: sampler,
                                                    encoding: encoding, augmenter: headAugmenter,
                                                    bones: SkeletonGraph(jointSet: dataset.jointSet).edges,
+                                                   infersBones: dataset.jointSet.kind == .custom,
+                                                   jointNames: dataset.jointSet.names,
                                                    observer: observer, communicator: communicator)
             var headGenerator = SeededGenerator(seed: headSeed)
             model.randomConvolution = try fitting.fit(sequences: trainingItems.map { prepared[$0] },

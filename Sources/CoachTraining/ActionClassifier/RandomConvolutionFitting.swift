@@ -31,6 +31,11 @@ struct RandomConvolutionFitting {
     var augmenter: PoseAugmenter?
     /// The skeleton's bones, whose vectors the transform reads beside the joints (empty: none).
     var bones: [SkeletonGraph.Edge] = []
+    /// Whether, when `bones` is empty, the head reads the bones `rigidBones` finds in the
+    /// training windows instead (a custom joint set, whose skeleton is not known).
+    var infersBones = false
+    /// The joints' names, for the note that lists inferred bones.
+    var jointNames: [String] = []
     var observer: TrainingObserver?
     /// The ranks that share the features' rows and the cross-validation folds (the fitted head is
     /// the same bits for any number of ranks).
@@ -61,8 +66,10 @@ struct RandomConvolutionFitting {
             perSegment -= 1
         }
         var windows: [PoseWindow] = [], windowTargets: [Int] = [], windowGroups: [Int] = []
+        var plainWindows: [PoseWindow] = []
         for (index, sequence) in sequences.enumerated() {
             var cut = self.windows(of: sequence, perSegment: perSegment)
+            plainWindows += cut
             if let augmenter {
                 let plain = cut.count
                 for _ in 0..<copies {
@@ -77,7 +84,18 @@ struct RandomConvolutionFitting {
                         + (copies > 1 ? " (\(windows.count / (1 + copies)) cut from the training segments, each with \(copies) augmented copies)" : "")))
 
         // The transform and its features.
-        let series = RandomConvolutionHead.series(of: encoding.encode(windows), encoding: encoding, fillsGaps: true, bones: bones)
+        let encoded = encoding.encode(windows)
+        var bones = self.bones
+        if bones.isEmpty && infersBones {
+            // From the data's own poses: jitter and uneven stretching would make every pair less rigid.
+            bones = RandomConvolutionFitting.rigidBones(of: augmenter == nil ? encoded : encoding.encode(plainWindows), encoding: encoding)
+            if !bones.isEmpty {
+                let name = { (joint: Int) in joint < jointNames.count ? jointNames[joint] : "joint \(joint)" }
+                observer?(.note("random-convolution head: reads \(bones.count) bones found as the training poses' most rigid joint pairs: "
+                                + bones.map { "\(name($0.first))–\(name($0.second))" }.joined(separator: ", ")))
+            }
+        }
+        let series = RandomConvolutionHead.series(of: encoded, encoding: encoding, fillsGaps: true, bones: bones)
         let channelCount = RandomConvolutionHead.seriesCount(of: encoding, boneCount: bones.count)
         let varying = RandomConvolutionFitting.varyingChannels(of: series, channelCount: channelCount, length: sampler.windowLength)
         if varying.count < channelCount {
@@ -109,6 +127,91 @@ struct RandomConvolutionFitting {
                                     sampleWeights: weights).parameters
         let layer = standardization.folded(weight: fitted.weight, bias: fitted.bias)
         return RandomConvolutionHead(transform: transform, weight: layer.weight, bias: layer.bias, fillsGaps: true, bones: bones)
+    }
+
+    /// A skeleton for joints whose bones are not known, read from `encoded` windows [N, T, J, K]:
+    /// the spanning tree (Kruskal) of the joint pairs whose distance varies least relative to its
+    /// mean (coefficient of variation over the frames where both are detected), as a bone's length
+    /// stays while other pairs' distances change with the pose. Pairs seen together in fewer than
+    /// a tenth of the frames are left out (the tree is then a forest). Each bone's first joint is
+    /// the one nearer the tree's centre (its joint of most bones, the lowest index on a tie); bones
+    /// are listed breadth first. Empty for fewer than two joints.
+    static func rigidBones(of encoded: Tensor, encoding: ActionInputEncoding) -> [SkeletonGraph.Edge] {
+        let n = encoded.shape[0], t = encoded.shape[1], j = encoded.shape[2], k = encoded.shape[3]
+        guard j >= 2, n > 0 else { return [] }
+        let positions = encoding.positionCount, confidence = encoding.keypointChannels.count - 1
+        let pairCount = j * (j - 1) / 2
+        var sum = [Double](repeating: 0, count: pairCount), squares = sum, counts = [Int](repeating: 0, count: pairCount)
+        encoded.withUnsafeBufferPointer { values in
+            for frame in 0..<(n * t) {
+                let base = frame * j * k
+                var pair = 0
+                for a in 0..<j {
+                    let first = base + a * k
+                    guard values[first + confidence] > 0 else { pair += j - 1 - a; continue }
+                    for b in (a + 1)..<j {
+                        defer { pair += 1 }
+                        let second = base + b * k
+                        guard values[second + confidence] > 0 else { continue }
+                        var squared: Float = 0
+                        for c in 0..<positions {
+                            let d = values[second + c] - values[first + c]
+                            squared += d * d
+                        }
+                        let distance = Double(squared.squareRoot())
+                        sum[pair] += distance
+                        squares[pair] += distance * distance
+                        counts[pair] += 1
+                    }
+                }
+            }
+        }
+        var candidates: [(variation: Double, a: Int, b: Int)] = []
+        var pair = 0
+        for a in 0..<j {
+            for b in (a + 1)..<j {
+                defer { pair += 1 }
+                let count = Double(counts[pair])
+                guard count >= 0.1 * Double(n * t), count > 1 else { continue }
+                let mean = sum[pair] / count
+                guard mean > 1e-6 else { continue }
+                let variance = max(0, squares[pair] / count - mean * mean)
+                candidates.append((variance.squareRoot() / mean, a, b))
+            }
+        }
+        candidates.sort { ($0.variation, $0.a, $0.b) < ($1.variation, $1.a, $1.b) }
+        var parent = Array(0..<j)
+        func root(_ x: Int) -> Int {
+            var x = x
+            while parent[x] != x { parent[x] = parent[parent[x]]; x = parent[x] }
+            return x
+        }
+        var neighbours = [[Int]](repeating: [], count: j)
+        for candidate in candidates {
+            let ra = root(candidate.a), rb = root(candidate.b)
+            guard ra != rb else { continue }
+            parent[ra] = rb
+            neighbours[candidate.a].append(candidate.b)
+            neighbours[candidate.b].append(candidate.a)
+        }
+        // Breadth first from each component's joint of most bones.
+        var visited = [Bool](repeating: false, count: j)
+        var bones: [SkeletonGraph.Edge] = []
+        let order = (0..<j).sorted { (neighbours[$0].count, -$0) > (neighbours[$1].count, -$1) }
+        for start in order where !visited[start] && !neighbours[start].isEmpty {
+            visited[start] = true
+            var queue = [start], head = 0
+            while head < queue.count {
+                let joint = queue[head]
+                head += 1
+                for next in neighbours[joint].sorted() where !visited[next] {
+                    visited[next] = true
+                    bones.append(SkeletonGraph.Edge(joint, next))
+                    queue.append(next)
+                }
+            }
+        }
+        return bones
     }
 
     /// The channels of `series` (windows, channel-major, `length` frames each) whose value is not
