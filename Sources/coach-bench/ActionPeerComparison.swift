@@ -33,7 +33,7 @@ enum ActionPeerComparison {
     }
 
     struct Scores {
-        var ensemble = 0.0, network = 0.0, head = 0.0, equalShares = 0.0, arithmetic = 0.0, seconds = 0.0, firstMember = 0.0, secondMember = 0.0
+        var ensemble = 0.0, network = 0.0, head = 0.0, equalShares = 0.0, quarterShares = 0.0, threeQuarterShares = 0.0, arithmetic = 0.0, seconds = 0.0, firstMember = 0.0, secondMember = 0.0
         var minirocket = 0.0, multirocket = 0.0, peerSeconds = 0.0
         var weights: [[Float]] = []
     }
@@ -402,6 +402,8 @@ enum ActionPeerComparison {
                     total.network += try accuracy(0)
                     total.head += try accuracy(1)
                     total.equalShares += try accuracy(0.5)
+                    total.quarterShares += try accuracy(0.25)
+                    total.threeQuarterShares += try accuracy(0.75)
                     total.arithmetic += try ActionClassifierEvaluation.evaluate(model, on: split.evaluationDataset, exampleIndices: split.test,
                                                                                vote: .meanProbability).metrics.accuracy
                     // The first member alone: what one model (`--ensemble 1`) gives.
@@ -425,7 +427,7 @@ enum ActionPeerComparison {
             let n = Double(max(runs, 1))
             print("\(title):")
             print("  Coach (defaults)        \(format(total.ensemble / n, 3))   (network alone \(format(total.network / n, 3)), "
-                  + "random-convolution head alone \(format(total.head / n, 3)), equal shares \(format(total.equalShares / n, 3)), mean probability of windows \(format(total.arithmetic / n, 3)), "
+                  + "random-convolution head alone \(format(total.head / n, 3)), equal shares \(format(total.equalShares / n, 3)), head share 0.25 for all \(format(total.quarterShares / n, 3)), 0.75 for all \(format(total.threeQuarterShares / n, 3)), mean probability of windows \(format(total.arithmetic / n, 3)), "
                   + "first member alone \(format(total.firstMember / n, 3)), second \(format(total.secondMember / n, 3)); \(format(total.seconds / n, 1)) s per model; "
                   + "head shares \(total.weights.map { $0.map { String($0) }.joined(separator: "/") }.joined(separator: " ")))")
             if peerRuns == runs && runs > 0 {
