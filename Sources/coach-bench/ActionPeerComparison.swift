@@ -33,9 +33,9 @@ enum ActionPeerComparison {
     }
 
     struct Scores {
-        var ensemble = 0.0, network = 0.0, head = 0.0, equalShares = 0.0, quarterShares = 0.0, threeQuarterShares = 0.0, arithmetic = 0.0, seconds = 0.0, firstMember = 0.0, secondMember = 0.0
+        var ensemble = 0.0, network = 0.0, head = 0.0, equalShares = 0.0, quarterShares = 0.0, threeQuarterShares = 0.0, lowestLossShares = 0.0, arithmetic = 0.0, seconds = 0.0, firstMember = 0.0, secondMember = 0.0
         var minirocket = 0.0, multirocket = 0.0, peerSeconds = 0.0
-        var weights: [[Float]] = []
+        var weights: [[Float]] = [], lowestLossWeights: [Float?] = []
     }
 
     static func splits(sharedPath: String, sets: Set<String> = ["natops", "fingertips", "throws"]) throws -> [(String, [Split])] {
@@ -387,8 +387,9 @@ enum ActionPeerComparison {
                     if let augmentations { configuration.augmentations = augmentations }
                     if let maximumIterations { configuration.maximumIterations = maximumIterations }
                     let start = Timing.now()
-                    let model = try ActionClassifierTrainer(configuration: configuration)
-                        .train(on: split.dataset, exampleIndices: split.training, validationExamples: split.validation).model
+                    let result = try ActionClassifierTrainer(configuration: configuration)
+                        .train(on: split.dataset, exampleIndices: split.training, validationExamples: split.validation)
+                    let model = result.model
                     total.seconds += Timing.now() - start
                     let shares = model.members.map(\.randomConvolutionWeight)
                     func accuracy(_ weight: Float?) throws -> Double {
@@ -404,6 +405,9 @@ enum ActionPeerComparison {
                     total.equalShares += try accuracy(0.5)
                     total.quarterShares += try accuracy(0.25)
                     total.threeQuarterShares += try accuracy(0.75)
+                    let lowestLoss = result.metrics["validation.lowestLossHeadShare"].map(Float.init)
+                    total.lowestLossShares += try accuracy(lowestLoss)
+                    total.lowestLossWeights.append(lowestLoss)
                     total.arithmetic += try ActionClassifierEvaluation.evaluate(model, on: split.evaluationDataset, exampleIndices: split.test,
                                                                                vote: .meanProbability).metrics.accuracy
                     // The first member alone: what one model (`--ensemble 1`) gives.
@@ -427,7 +431,7 @@ enum ActionPeerComparison {
             let n = Double(max(runs, 1))
             print("\(title):")
             print("  Coach (defaults)        \(format(total.ensemble / n, 3))   (network alone \(format(total.network / n, 3)), "
-                  + "random-convolution head alone \(format(total.head / n, 3)), equal shares \(format(total.equalShares / n, 3)), head share 0.25 for all \(format(total.quarterShares / n, 3)), 0.75 for all \(format(total.threeQuarterShares / n, 3)), mean probability of windows \(format(total.arithmetic / n, 3)), "
+                  + "random-convolution head alone \(format(total.head / n, 3)), equal shares \(format(total.equalShares / n, 3)), head share 0.25 for all \(format(total.quarterShares / n, 3)), 0.75 for all \(format(total.threeQuarterShares / n, 3)), lowest validation loss's share \(format(total.lowestLossShares / n, 3)) (\(total.lowestLossWeights.map { $0.map { String($0) } ?? "-" }.joined(separator: " "))), mean probability of windows \(format(total.arithmetic / n, 3)), "
                   + "first member alone \(format(total.firstMember / n, 3)), second \(format(total.secondMember / n, 3)); \(format(total.seconds / n, 1)) s per model; "
                   + "head shares \(total.weights.map { $0.map { String($0) }.joined(separator: "/") }.joined(separator: " ")))")
             if peerRuns == runs && runs > 0 {

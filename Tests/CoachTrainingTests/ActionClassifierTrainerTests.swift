@@ -140,10 +140,10 @@ final class ActionClassifierTrainerTests: XCTestCase {
         XCTAssertEqual(ensemble.configuration.ensembleMembers, 2)
         XCTAssertEqual(ensemble.metrics["ensembleMembers"], 2)
         // Each member is the model a one-member run with its seed trains, byte for byte, but for
-        // the head's share: one for all, the share whose validation loss over both members'
-        // validation windows is lowest.
+        // the head's share: one for all, picked on both members' validation clips.
         var members: [ActionClassifierModel] = []
         var pooled: [Float: (loss: Double, windows: Double)] = [:]
+        var memberMetrics: [[String: Double]] = []
         for (index, seed) in [UInt64(1), 1001].enumerated() {
             var single = configuration
             single.ensembleMembers = 1
@@ -153,19 +153,24 @@ final class ActionClassifierTrainerTests: XCTestCase {
             XCTAssertEqual(member.network.stateDictionary, alone.model.network.stateDictionary, "member \(index + 1)'s network")
             XCTAssertEqual(member.randomConvolution, alone.model.randomConvolution, "member \(index + 1)'s head")
             let windows = try XCTUnwrap(alone.metrics["validation.windows"])
-            var ownBest: (share: Float, loss: Double)? = nil
             for share: Float in [0.25, 0.5, 0.75] {
                 let loss = try XCTUnwrap(alone.metrics["validation.loss.headShare\(share)"], "member \(index + 1), share \(share)")
                 pooled[share, default: (0, 0)].loss += loss * windows
                 pooled[share, default: (0, 0)].windows += windows
-                if ownBest == nil || loss < ownBest!.loss { ownBest = (share, loss) }
             }
-            XCTAssertEqual(alone.model.randomConvolutionWeight, ownBest?.share, "alone, a member keeps its own lowest-loss share")
+            XCTAssertEqual(alone.model.randomConvolutionWeight, ActionClassifierTrainer.pickedHeadShare([alone.metrics]),
+                           "alone, a member keeps its own pick")
+            XCTAssertEqual(alone.metrics["validation.loss"], alone.metrics["validation.loss.headShare\(alone.model.randomConvolutionWeight)"])
+            XCTAssertEqual(alone.metrics["validation.clips"], Double(alone.validationCount))
+            memberMetrics.append(alone.metrics)
             members.append(alone.model)
         }
-        let share = try XCTUnwrap(pooled.min { $0.value.loss / $0.value.windows < $1.value.loss / $1.value.windows }?.key)
+        let share = try XCTUnwrap(ActionClassifierTrainer.pickedHeadShare(memberMetrics))
         XCTAssertEqual(ensemble.model.members.map(\.randomConvolutionWeight), [share, share])
         XCTAssertEqual(ensemble.metrics["validation.pooledLoss"] ?? .nan, pooled[share]!.loss / pooled[share]!.windows, accuracy: 1e-9)
+        // Beside it, the share whose loss over both members' windows is lowest, whatever the margin.
+        let lowest = try XCTUnwrap(pooled.min { $0.value.loss / $0.value.windows < $1.value.loss / $1.value.windows }?.key)
+        XCTAssertEqual(ensemble.metrics["validation.lowestLossHeadShare"], Double(lowest))
         for member in members { member.randomConvolutionWeight = share }
         let sampler = PoseWindowSampler(windowLength: configuration.windowLength, frameRate: configuration.frameRate)
         let probe = toyActionDataset(clipsPerClass: 2, seed: 7).examples.map { sampler.window(of: sampler.prepared($0.sequence), startingAt: 0) }
@@ -173,6 +178,43 @@ final class ActionClassifierTrainerTests: XCTestCase {
         let first = members[0].probabilities(for: probe), second = members[1].probabilities(for: probe)
         for n in probe.indices { for c in mean[n].indices { XCTAssertEqual(mean[n][c], (first[n][c] + second[n][c]) / 2, accuracy: 1e-6) } }
         XCTAssertNotEqual(first, second, "the members differ")
+    }
+
+    /// The head's share stays at equal shares unless the pooled validation clips favour another
+    /// by more than one standard error of the paired per-clip loss difference.
+    func testTheHeadShareMovesOffEqualSharesOnlyOnClearEvidence() throws {
+        // Members' metrics from per-clip loss differences against equal shares, by share.
+        func metrics(_ differences: [Float: [Double]]) -> [String: Double] {
+            var metrics = ["validation.clips": Double(differences.values.first!.count)]
+            for (share, values) in differences {
+                metrics[ActionClassifierTrainer.headShareDifferenceKey(share)] = values.reduce(0, +)
+                metrics[ActionClassifierTrainer.headShareSquaredDifferenceKey(share)] = values.map { $0 * $0 }.reduce(0, +)
+            }
+            return metrics
+        }
+        XCTAssertEqual(ActionClassifierTrainer.headShares.first, 0.5)
+        // 0.25 is lower on average (mean −0.02) but the clips disagree (standard error 0.083): stay.
+        let noisy = metrics([0.25: [-0.3, 0.26, -0.3, 0.26, -0.02, -0.3, 0.26, -0.3, 0.26, -0.02], 0.75: [Double](repeating: 0.1, count: 10)])
+        XCTAssertEqual(ActionClassifierTrainer.pickedHeadShare([noisy]), 0.5)
+        XCTAssertEqual(ActionClassifierTrainer.pickedHeadShare([noisy, noisy]), 0.5, "twice the clips, standard error 0.057")
+        // Every clip a little lower at 0.75: move.
+        let clear = metrics([0.25: [Double](repeating: 0.1, count: 10), 0.75: [-0.02, -0.03, -0.02, -0.01, -0.02, -0.03, -0.02, -0.01, -0.02, -0.02]])
+        XCTAssertEqual(ActionClassifierTrainer.pickedHeadShare([clear]), 0.75)
+        // Pooled with a member whose clips say the opposite, the evidence is gone.
+        let opposite = metrics([0.25: [Double](repeating: 0.1, count: 10), 0.75: [Double](repeating: 0.03, count: 10)])
+        XCTAssertEqual(ActionClassifierTrainer.pickedHeadShare([clear, opposite]), 0.5)
+        // The same clips judged twice (members validated on the user's clips) are no new evidence.
+        let borderline = metrics([0.25: [Double](repeating: 0.1, count: 6), 0.75: [-0.1, 0.05, -0.1, 0.05, -0.1, 0.05]])
+        XCTAssertEqual(ActionClassifierTrainer.pickedHeadShare([borderline]), 0.5, "mean −0.025, standard error 0.034")
+        XCTAssertEqual(ActionClassifierTrainer.pickedHeadShare([borderline, borderline]), 0.75, "as 12 clips, standard error 0.023")
+        XCTAssertEqual(ActionClassifierTrainer.pickedHeadShare([borderline, borderline], clipsShared: true), 0.5)
+        // Both clearly lower: the lower mean.
+        let both = metrics([0.25: [Double](repeating: -0.05, count: 4) + [-0.04, -0.06], 0.75: [Double](repeating: -0.02, count: 4) + [-0.01, -0.03]])
+        XCTAssertEqual(ActionClassifierTrainer.pickedHeadShare([both]), 0.25)
+        // A single clip has no spread to judge by; no clips, no pick.
+        XCTAssertEqual(ActionClassifierTrainer.pickedHeadShare([metrics([0.25: [-1], 0.75: [-2]])]), 0.5)
+        XCTAssertNil(ActionClassifierTrainer.pickedHeadShare([[:]]))
+        XCTAssertNil(ActionClassifierTrainer.pickedHeadShare([]))
     }
 
     /// A joint that is never detected in training (a layout's joint the data has no column for)

@@ -114,15 +114,15 @@ public struct ActionClassifierTrainer {
         first.model.additionalMembers = results.dropFirst().map(\.model)
         let memberMetrics = results.map(\.metrics)
         var result = first.with(configuration: configuration)
-        // One head share for every member: the one with the lowest validation loss over all the
-        // members' validation windows (each member's own clips, unseen by its network and head),
-        // which weighs twice the evidence a member's own pick has.
-        if let share = ActionClassifierTrainer.pooledHeadShare(memberMetrics) {
-            for member in result.model.members { member.randomConvolutionWeight = share.weight }
-            result.metrics["validation.loss"] = memberMetrics[0][ActionClassifierTrainer.headShareLossKey(share.weight)]
-            result.metrics["validation.accuracy"] = memberMetrics[0][ActionClassifierTrainer.headShareAccuracyKey(share.weight)]
-            result.metrics["validation.pooledLoss"] = share.loss
-            observer?(.note("ensemble: the random-convolution head's share of every member's probabilities is \(share.weight), "
+        // One head share for every member, picked on all the members' validation clips (each
+        // member's own, unseen by its network and head): twice the evidence a member's own pick has.
+        if let share = ActionClassifierTrainer.pickedHeadShare(memberMetrics, clipsShared: validationExamples != nil) {
+            for member in result.model.members { member.randomConvolutionWeight = share }
+            result.metrics["validation.loss"] = memberMetrics[0][ActionClassifierTrainer.headShareLossKey(share)]
+            result.metrics["validation.accuracy"] = memberMetrics[0][ActionClassifierTrainer.headShareAccuracyKey(share)]
+            result.metrics["validation.pooledLoss"] = ActionClassifierTrainer.pooledHeadShareLoss(memberMetrics, share: share)
+            result.metrics["validation.lowestLossHeadShare"] = ActionClassifierTrainer.lowestLossHeadShare(memberMetrics).map(Double.init)
+            observer?(.note("ensemble: the random-convolution head's share of every member's probabilities is \(share), "
                             + "chosen on the \(count) members' validation clips"))
         }
         result.metrics["ensembleMembers"] = Double(count)
@@ -245,8 +245,9 @@ public struct ActionClassifierTrainer {
             monitoredName: "validation",
             input: { item, generator in sampler.randomWindow(from: prepared[item], augmenter: augmenter, generator: &generator) },
             validate: validationItems.isEmpty ? nil : {
-                try ActionClassifierTrainer.validate(model, windows: validationWindows, owners: validationOwners,
-                                                     targets: validationTargets, communicator: communicator)
+                let scores = try ActionClassifierTrainer.validate(model, windows: validationWindows, owners: validationOwners,
+                                                                  targets: validationTargets, communicator: communicator)
+                return (scores.loss, scores.accuracy)
             },
             score: { loss, accuracy in ActionClassifierTrainer.score(accuracy: accuracy, loss: loss, metric: config.earlyStoppingMetric) },
             observer: observer, communicator: communicator)
@@ -274,24 +275,35 @@ public struct ActionClassifierTrainer {
                                                   groups: trainingItems.map { examples[$0].clipIndex }, classCount: labels.count,
                                                   generator: &headGenerator)
             if !validationItems.isEmpty {
-                // The head's share of the mean: the one with the lowest validation loss (the
-                // validation clips were seen by neither member's fit).
-                // Each share's loss and accuracy are kept in the metrics, so an ensemble can pool them.
-                var best: (weight: Float, loss: Double, accuracy: Double)? = nil
+                // The head's share of the mean: equal shares unless the validation clips (seen by
+                // neither the network's nor the head's fit) clearly favour another (`pickedHeadShare`).
+                // Each share's loss, accuracy and per-clip loss differences are kept in the
+                // metrics, so an ensemble can pool them.
+                var scoresByShare: [Float: (loss: Double, accuracy: Double, clipLosses: [Double])] = [:]
                 for weight in ActionClassifierTrainer.headShares {
                     model.randomConvolutionWeight = weight
                     let scores = try ActionClassifierTrainer.validate(model, windows: validationWindows, owners: validationOwners,
                                                                       targets: validationTargets, communicator: communicator)
                     result.metrics[ActionClassifierTrainer.headShareLossKey(weight)] = scores.loss
                     result.metrics[ActionClassifierTrainer.headShareAccuracyKey(weight)] = scores.accuracy
-                    if best == nil || scores.loss < best!.loss - 1e-9 { best = (weight, scores.loss, scores.accuracy) }
+                    scoresByShare[weight] = scores
                 }
-                model.randomConvolutionWeight = best!.weight
+                let baseline = scoresByShare[ActionClassifierTrainer.headShares[0]]!.clipLosses
+                result.metrics["validation.clips"] = Double(baseline.count)
+                for weight in ActionClassifierTrainer.headShares.dropFirst() {
+                    let differences = zip(scoresByShare[weight]!.clipLosses, baseline).map { $0 - $1 }
+                    result.metrics[ActionClassifierTrainer.headShareDifferenceKey(weight)] = differences.reduce(0, +)
+                    result.metrics[ActionClassifierTrainer.headShareSquaredDifferenceKey(weight)] = differences.reduce(0) { $0 + $1 * $1 }
+                }
+                let picked = ActionClassifierTrainer.pickedHeadShare([result.metrics])!
+                let best = (weight: picked, loss: scoresByShare[picked]!.loss, accuracy: scoresByShare[picked]!.accuracy)
+                result.metrics["validation.lowestLossHeadShare"] = ActionClassifierTrainer.lowestLossHeadShare([result.metrics]).map(Double.init)
+                model.randomConvolutionWeight = best.weight
                 result.metrics["validation.windows"] = Double(validationWindows.count)
                 if !inEnsemble {
-                    observer?(.note("ensemble: the random-convolution head's share of the probabilities is \(best!.weight), chosen on the validation clips"))
+                    observer?(.note("ensemble: the random-convolution head's share of the probabilities is \(best.weight), chosen on the validation clips"))
                 }
-                let ensemble = (loss: best!.loss, accuracy: best!.accuracy)
+                let ensemble = (loss: best.loss, accuracy: best.accuracy)
                 if let accuracy = result.metrics["validation.accuracy"] { result.metrics["validation.networkAccuracy"] = accuracy }
                 result.metrics["validation.loss"] = ensemble.loss
                 result.metrics["validation.accuracy"] = ensemble.accuracy
@@ -300,27 +312,63 @@ public struct ActionClassifierTrainer {
         return result
     }
 
-    /// The head's shares of the mean that validation chooses from.
-    static let headShares: [Float] = [0.5, 0.25, 0.75]
-    static func headShareLossKey(_ share: Float) -> String { "validation.loss.headShare\(share)" }
-    static func headShareAccuracyKey(_ share: Float) -> String { "validation.accuracy.headShare\(share)" }
+    /// The head's shares of the mean that validation chooses from; the first (equal shares) is
+    /// the default the others must clearly beat.
+    public static let headShares: [Float] = [0.5, 0.25, 0.75]
+    public static func headShareLossKey(_ share: Float) -> String { "validation.loss.headShare\(share)" }
+    public static func headShareAccuracyKey(_ share: Float) -> String { "validation.accuracy.headShare\(share)" }
+    /// Sums over the validation clips of each clip's mean window loss at `share` minus at equal shares, and of its square.
+    public static func headShareDifferenceKey(_ share: Float) -> String { "validation.clipLossDifference.headShare\(share)" }
+    public static func headShareSquaredDifferenceKey(_ share: Float) -> String { "validation.clipLossSquaredDifference.headShare\(share)" }
 
-    /// The head share with the lowest validation loss over every member's validation windows
-    /// (each member's mean window loss weighted by its window count), ties going to the earlier
-    /// share in `headShares`; nil when no member was validated.
-    static func pooledHeadShare(_ memberMetrics: [[String: Double]]) -> (weight: Float, loss: Double)? {
+    /// The head share for members validated as `memberMetrics` say, pooling every member's
+    /// validation clips: equal shares (`headShares[0]`), unless another share's mean clip loss is
+    /// lower than theirs by more than one standard error of the paired difference (the "one
+    /// standard error" rule of model selection). Then the lowest such share. With a few dozen
+    /// clips the shares' losses are often nearly tied, and picking the lowest outright follows the
+    /// noise. `clipsShared`: every member was validated on the same clips (the user's), so the
+    /// standard error counts each clip once. (Members' own validation splits are drawn apart and
+    /// overlap by chance only; their clips count as independent.) Nil when no member was validated.
+    public static func pickedHeadShare(_ memberMetrics: [[String: Double]], clipsShared: Bool = false) -> Float? {
+        let clips = memberMetrics.compactMap { $0["validation.clips"] }.reduce(0, +)
+        guard clips > 0 else { return nil }
+        let independentClips = clipsShared ? clips / Double(memberMetrics.count) : clips
+        var best: (weight: Float, difference: Double) = (headShares[0], 0)
+        for weight in headShares.dropFirst() {
+            var sum = 0.0, squares = 0.0
+            for metrics in memberMetrics {
+                sum += metrics[headShareDifferenceKey(weight)] ?? 0
+                squares += metrics[headShareSquaredDifferenceKey(weight)] ?? 0
+            }
+            let mean = sum / clips
+            let standardError = independentClips > 1
+                ? (max(0, squares - clips * mean * mean) / (clips - 1) / independentClips).squareRoot() : .infinity
+            if mean + standardError < 0, mean < best.difference - 1e-12 { best = (weight, mean) }
+        }
+        return best.weight
+    }
+
+    /// The share with the lowest loss over every member's validation windows, whatever the margin
+    /// (the pick until 2026-11-30; `coach inspect` and coach-bench show it beside the pick).
+    static func lowestLossHeadShare(_ memberMetrics: [[String: Double]]) -> Float? {
         var best: (weight: Float, loss: Double)? = nil
         for weight in headShares {
-            var sum = 0.0, windows = 0.0
-            for metrics in memberMetrics {
-                guard let loss = metrics[headShareLossKey(weight)], let count = metrics["validation.windows"] else { continue }
-                sum += loss * count
-                windows += count
-            }
-            guard windows > 0 else { continue }
-            if best == nil || sum / windows < best!.loss - 1e-9 { best = (weight, sum / windows) }
+            guard let loss = pooledHeadShareLoss(memberMetrics, share: weight) else { continue }
+            if best == nil || loss < best!.loss - 1e-9 { best = (weight, loss) }
         }
-        return best
+        return best?.weight
+    }
+
+    /// Each share's loss over every member's validation windows (each member's mean window loss
+    /// weighted by its window count).
+    static func pooledHeadShareLoss(_ memberMetrics: [[String: Double]], share: Float) -> Double? {
+        var sum = 0.0, windows = 0.0
+        for metrics in memberMetrics {
+            guard let loss = metrics[headShareLossKey(share)], let count = metrics["validation.windows"] else { continue }
+            sum += loss * count
+            windows += count
+        }
+        return windows > 0 ? sum / windows : nil
     }
 
     /// The early-stopping score (higher is better): accuracy with ties broken by lower loss, or minus the loss.
@@ -333,20 +381,25 @@ public struct ActionClassifierTrainer {
 
     /// Mean window cross-entropy and example accuracy (mean of each example's window probabilities).
     static func validate(_ model: ActionClassifierModel, windows: [PoseWindow], owners: [Int], targets: [Int],
-                         communicator: Communicator = .single) throws -> (loss: Double, accuracy: Double) {
+                         communicator: Communicator = .single) throws -> (loss: Double, accuracy: Double, clipLosses: [Double]) {
         let probabilities = try communicator.gatherProbabilities(count: windows.count, classes: model.labels.count) {
             model.probabilities(for: Array(windows[$0]))
         }
         var loss = 0.0
         var sums = [[Double]](repeating: [Double](repeating: 0, count: model.labels.count), count: targets.count)
+        var clipLosses = [Double](repeating: 0, count: targets.count), clipWindows = [Double](repeating: 0, count: targets.count)
         for (window, owner) in owners.enumerated() {
             let p = probabilities[window]
-            loss -= Foundation.log(max(Double(p[targets[owner]]), 1e-12))
+            let windowLoss = -Foundation.log(max(Double(p[targets[owner]]), 1e-12))
+            loss += windowLoss
+            clipLosses[owner] += windowLoss
+            clipWindows[owner] += 1
             for c in p.indices { sums[owner][c] += Double(p[c]) }
         }
         var correct = 0
         for (owner, row) in sums.enumerated() where ActionClassifierTrainer.argmax(row) == targets[owner] { correct += 1 }
-        return (loss / Double(max(windows.count, 1)), Double(correct) / Double(max(targets.count, 1)))
+        return (loss / Double(max(windows.count, 1)), Double(correct) / Double(max(targets.count, 1)),
+                zip(clipLosses, clipWindows).map { $0 / max($1, 1) })
     }
 
     static func argmax(_ values: [Double]) -> Int {
