@@ -32,7 +32,7 @@ public final class ActionClassifierModel: PoseClassifierModel {
     /// The random-convolution head whose probabilities are averaged with the network's (nil:
     /// the network alone). Training fits it after the network.
     public var randomConvolution: RandomConvolutionHead?
-    /// The head's share of the averaged probabilities (training chooses it on the validation clips;
+    /// The head's share of the averaged probabilities (training keeps 0.5 unless the validation clips clearly favour another;
     /// 0 or 1 measure one member alone).
     public var randomConvolutionWeight: Float = 0.5
     /// The origin of the keypoints the model was trained on, as its training files gave them

@@ -122,8 +122,8 @@ public struct ActionClassifierTrainer {
             result.metrics["validation.accuracy"] = memberMetrics[0][ActionClassifierTrainer.headShareAccuracyKey(share)]
             result.metrics["validation.pooledLoss"] = ActionClassifierTrainer.pooledHeadShareLoss(memberMetrics, share: share)
             result.metrics["validation.lowestLossHeadShare"] = ActionClassifierTrainer.lowestLossHeadShare(memberMetrics).map(Double.init)
-            observer?(.note("ensemble: the random-convolution head's share of every member's probabilities is \(share), "
-                            + "chosen on the \(count) members' validation clips"))
+            let clips = Int(memberMetrics.compactMap { $0["validation.clips"] }.reduce(0, +))
+            observer?(.note(ActionClassifierTrainer.headShareNote(share, evidence: "the \(count) members' \(clips) validation clips")))
         }
         result.metrics["ensembleMembers"] = Double(count)
         return result
@@ -301,7 +301,7 @@ public struct ActionClassifierTrainer {
                 model.randomConvolutionWeight = best.weight
                 result.metrics["validation.windows"] = Double(validationWindows.count)
                 if !inEnsemble {
-                    observer?(.note("ensemble: the random-convolution head's share of the probabilities is \(best.weight), chosen on the validation clips"))
+                    observer?(.note(ActionClassifierTrainer.headShareNote(best.weight, evidence: "the \(baseline.count) validation clips")))
                 }
                 let ensemble = (loss: best.loss, accuracy: best.accuracy)
                 if let accuracy = result.metrics["validation.accuracy"] { result.metrics["validation.networkAccuracy"] = accuracy }
@@ -346,6 +346,15 @@ public struct ActionClassifierTrainer {
             if mean + standardError < 0, mean < best.difference - 1e-12 { best = (weight, mean) }
         }
         return best.weight
+    }
+
+    /// What training says about the head share it picked on `evidence`.
+    static func headShareNote(_ share: Float, evidence: String) -> String {
+        share == headShares[0]
+            ? "ensemble: the random-convolution head's share of the probabilities stays \(share): no other share is clearly "
+              + "better (by more than one standard error of the per-clip loss) on \(evidence)"
+            : "ensemble: the random-convolution head's share of the probabilities is \(share), clearly better than "
+              + "\(headShares[0]) (by more than one standard error of the per-clip loss) on \(evidence)"
     }
 
     /// The share with the lowest loss over every member's validation windows, whatever the margin
