@@ -25,9 +25,12 @@ struct AnalyzeCommand: ParsableCommand {
         (--poses, FORMATS §3). Without --classifier, throws are not typed.
 
         Examples:
-          coach analyze game.mp4 --detector models/boards.h5 --classifier models/throws.h5
-          coach analyze game.mp4 --board-box 860,500,320,80 --classifier models/throws.h5 --json
-          coach analyze frames/ --frame-rate 30 --board-box 860,500,320,80 --poses poses.csv --frames keyframes/
+          coach analyze game.mp4 --detector models/boards.h5 \\
+                --classifier models/throws.h5
+          coach analyze game.mp4 --board-box 860,500,320,80 \\
+                --classifier models/throws.h5 --json
+          coach analyze frames/ --frame-rate 30 --board-box 860,500,320,80 \\
+                --poses poses.csv --frames keyframes/
         """)
 
     @Argument(help: "A video (.mp4, .mov, …) or a folder of frames (an image sequence, in name order).")

@@ -10,8 +10,8 @@ struct ClassifyImageNetCommand: ParsableCommand {
         abstract: "Label photos with the pretrained backbone's 1000 ImageNet classes.",
         discussion: """
         A quick check that the backbone works: each image is decoded (JPEG or PNG, EXIF
-        orientation applied), resized so its short side is 256 px, centre-cropped to 224,
-        and run through EfficientNet-Lite0.
+        orientation applied), resized so its short side is 256 px, centre-cropped to
+        224, and run through EfficientNet-Lite0.
 
         Examples:
           coach classify-imagenet cat.jpg

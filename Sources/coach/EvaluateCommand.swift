@@ -16,17 +16,18 @@ struct EvaluateCommand: ParsableCommand, JobCommand {
           hand-pose classifier   --data TABLE.csv|DIR (single poses, or a folder per
                                  class of clips whose frames are poses)
 
-        Classifiers print accuracy, per-class precision/recall/F1 and a confusion matrix
-        (rows: true class, columns: predicted); detectors print AP at IoU 0.5 and 0.50:0.95.
-        --json prints one JSON object instead (task, accuracy, classes, confusionMatrix,
-        perClass, … for classifiers).
+        Classifiers print accuracy, per-class precision/recall/F1 and a confusion
+        matrix (rows: true class, columns: predicted); detectors print AP at IoU 0.5
+        and 0.50:0.95. --json prints one JSON object instead (task, accuracy, classes,
+        confusionMatrix, perClass, … for classifiers).
 
         Under mpirun (Open MPI) the ranks share the images' backbone work for image
         classifiers and detectors, with the metrics of one process; pose models are
         scored on rank 0.
 
         Examples:
-          coach evaluate models/throws.h5 --annotations datasets/throws/test/annotations.csv
+          coach evaluate models/throws.h5 \\
+                --annotations datasets/throws/test/annotations.csv
           coach evaluate models/fruit.h5 --data photos/test --json
           mpirun -np 4 coach evaluate models/fruit.h5 --data photos/test
         """)
@@ -95,8 +96,9 @@ struct PredictCommand: ParsableCommand, JobCommand {
         abstract: "Run a trained model on images or pose clips and print its predictions.",
         discussion: """
         Inputs depend on the model's task: images for image classifiers and object
-        detectors, pose clip files (CSV/JSON) for action classifiers, a single-pose CSV for
-        hand-pose classifiers (labels optional; a clip file's frames are poses too).
+        detectors, pose clip files (CSV/JSON) for action classifiers, a single-pose CSV
+        for hand-pose classifiers (labels optional; a clip file's frames are poses
+        too).
 
         Examples:
           coach predict models/fruit.h5 apple.jpg --top 3

@@ -21,7 +21,9 @@ struct ExportCommand: ParsableCommand {
         'chirality' [1] (VNChirality's raw value: -1 left, 1 right). Object detectors \
         export as the pipeline Vision reads as VNRecognizedObjectObservation (the network \
         and non-maximum suppression; optional iouThreshold and confidenceThreshold \
-        inputs). Image classifiers also export to ONNX (opset 13): one graph with the backbone inside, \
+        inputs).
+
+        Image classifiers also export to ONNX (opset 13): one graph with the backbone inside, \
         input 'image' float32 [1, 3, 224, 224] holding RGB 0…255 after Coach's resizing \
         (short side 256, anti-aliased bilinear, centre 224 × 224 crop; the (x − 127) / 128 \
         normalisation is in the graph), output 'classLabelProbs' [1, classes], class \
@@ -35,12 +37,14 @@ struct ExportCommand: ParsableCommand {
         one output, 'labelProbabilities' [classes]. The file is written atomically.
 
         Examples:
-          coach export models/sports-gear.h5 --format coreml --output SportsGear.mlmodel
+          coach export models/sports-gear.h5 --format coreml \\
+                --output SportsGear.mlmodel
           coach export models/sports-gear.h5 --format onnx --output sports-gear.onnx
           coach export gear.h5 --format onnx --output gear.onnx --backbone b.h5
           coach export models/board.h5 --format onnx --output board.onnx
           coach export models/boards.h5 --format coreml --output Boards.mlmodel
-          coach export models/throws.h5 --format coreml --output PlayerActionClassifier.mlmodel
+          coach export models/throws.h5 --format coreml \\
+                --output PlayerActionClassifier.mlmodel
         """)
 
     @Argument(help: "The model file (.h5) to export.")

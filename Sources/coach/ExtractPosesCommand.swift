@@ -26,7 +26,8 @@ struct ExtractPosesCommand: ParsableCommand, JobCommand {
         assumes mirrored (selfie) images; Coach assumes ordinary camera images unless --mirrored.
 
         Examples:
-          coach extract-poses throw.mp4 --joints body18 --output throw.csv --draw throw.png
+          coach extract-poses throw.mp4 --joints body18 --output throw.csv \\
+                --draw throw.png
           coach extract-poses photos/*.jpg --joints hand21 --output poses/
           coach extract-poses frames/ --frame-rate 60 --output clip.json
 

@@ -11,27 +11,29 @@ struct GenerateSamplesCommand: ParsableCommand {
         abstract: "Write the seeded sample datasets that `make demo` trains on.",
         discussion: """
         Every dataset is synthetic and fully determined by --seed:
-          throws       3-D people of varied build throwing overhand, underhand and under
-                       the leg among things people do between throws, plus real motion
-                       capture (datasets/mocap-motions) as 'none', filmed by virtual phone
-                       cameras from every side and seen by a simulated pose detector: body18
-                       pose CSV/JSON clips plus Create ML annotation CSVs (train/ and test/,
-                       other people in test/)
-          hand-poses   21-joint hands (open, fist, one, peace, background) with chirality,
-                       as single-pose CSV tables (train.csv, test.csv)
+          throws       3-D people of varied build throwing overhand, underhand and
+                       under the leg among things people do between throws, plus real
+                       motion capture (datasets/mocap-motions) as 'none', filmed by
+                       virtual phone cameras from every side and seen by a simulated
+                       pose detector: body18 pose CSV/JSON clips plus Create ML
+                       annotation CSVs (train/ and test/, other people in test/)
+          hand-poses   21-joint hands (open, fist, one, peace, background) with
+                       chirality, as single-pose CSV tables (train.csv, test.csv)
           hand-actions 21-joint hand clips (wave, grab, swipe, background) with
                        chirality, a folder per class (train/<label>/, test/<label>/)
-          sports-gear  rendered photos of a ball, cone, bean bag or disc on varied grounds,
-                       as labeled image folders (train/<label>/, test/<label>/ JPEGs)
-          boards       rendered photos of a cornhole board with its hole and red/blue bags
-                       in varied perspective, scale and light on varied grounds, with
-                       Create ML annotation JSON (train/ and test/, labels board, hole,
-                       red_bag, blue_bag)
-          game         a rendered cornhole game filmed from the side for `coach analyze`: a
-                       shaken first second, a stick-figure player throwing underhand onto
-                       the board, overhand into the hole and under the leg beside it
-                       (game.mp4, the player's poses.csv and truth.json with the board's box,
-                       each flight's parabola, speed, release angle, landing and points)
+          sports-gear  rendered photos of a ball, cone, bean bag or disc on varied
+                       grounds, as labeled image folders (train/<label>/, test/<label>/
+                       JPEGs)
+          boards       rendered photos of a cornhole board with its hole and red/blue
+                       bags in varied perspective, scale and light on varied grounds,
+                       with Create ML annotation JSON (train/ and test/, labels board,
+                       hole, red_bag, blue_bag)
+          game         a rendered cornhole game filmed from the side, for
+                       `coach analyze`: a shaken first second, a stick-figure player
+                       throwing underhand onto the board, overhand into the hole and
+                       under the leg beside it (game.mp4, the player's poses.csv and
+                       truth.json with the board's box, each flight's parabola, speed,
+                       release angle, landing and points)
 
         Examples:
           coach generate-samples --output datasets/generated

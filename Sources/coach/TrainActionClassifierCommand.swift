@@ -91,7 +91,8 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
         among the ranks and their gradients summed in rank order; the
         random-convolution head's features are shared too. A run on N ranks
         gives the same bytes every time (N = 1: those of one process):
-          mpirun -np 2 coach train action-classifier --data natops/train --output natops.h5
+          mpirun -np 2 coach train action-classifier --data natops/train \\
+                --output natops.h5
         """)
 
     @OptionGroup var options: ActionTrainingOptions

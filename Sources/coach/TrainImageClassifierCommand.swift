@@ -9,35 +9,39 @@ struct TrainImageClassifierCommand: ParsableCommand, JobCommand {
         commandName: "image-classifier",
         abstract: "Train an image classifier from a folder per label (FORMATS §1).",
         discussion: """
-        DIR holds one folder per label (DIR/<label>/*.jpg|png), or train/ plus validation/
-        and/or test/ splits of such folders. Without validation data a seeded, stratified
-        10 % of each class is held out. Images that cannot be decoded are skipped (named);
-        classes with fewer than 10 images, imbalance over 10:1 and images shared between
-        training and validation are warned about.
+        DIR holds one folder per label (DIR/<label>/*.jpg|png), or train/ plus
+        validation/ and/or test/ splits of such folders. Without validation data a
+        seeded, stratified 10 % of each class is held out. Images that cannot be
+        decoded are skipped (named); classes with fewer than 10 images, imbalance over
+        10:1 and images shared between training and validation are warned about.
 
-        The head reads the frozen EfficientNet-Lite0 backbone's activations averaged over the
-        image: by default its last layer's 1,280 and, after them, the 112 of its stride-16 map
-        (1,392 values; the middle of the network still tells textures and shapes that ImageNet's
-        last layer has folded into ImageNet's own categories); --features head reads the 1,280
-        alone, the features Create ML and scikit-learn transfer learning use.
+        The head reads the frozen EfficientNet-Lite0 backbone's activations averaged
+        over the image: by default its last layer's 1,280 and, after them, the 112 of
+        its stride-16 map (1,392 values; the middle of the network still tells textures
+        and shapes that ImageNet's last layer has folded into ImageNet's own
+        categories); --features head reads the 1,280 alone, the features Create ML and
+        scikit-learn transfer learning use.
 
         Features are computed once per image and augmented view, and cached on disk
-        (--feature-cache; default ~/.cache/coach/features), so re-training with other options
-        is fast, and an interrupted run resumes by running the same command again. The head is L2-regularised logistic regression
-        (L-BFGS to convergence, its L2 penalty chosen by 5-fold cross-validation over the
-        training images, then refitted with the held-out validation images added) or a
-        small MLP (--max-iterations epochs; the epoch with the best validation loss is kept).
+        (--feature-cache; default ~/.cache/coach/features), so re-training with other
+        options is fast, and an interrupted run resumes by running the same command
+        again. The head is L2-regularised logistic regression (L-BFGS to convergence,
+        its L2 penalty chosen by 5-fold cross-validation over the training images, then
+        refitted with the held-out validation images added) or a small MLP
+        (--max-iterations epochs; the epoch with the best validation loss is kept).
 
-        --augment takes a comma-separated list of: flip, rotate, crop, translate, exposure,
-        contrast, saturation, blur, noise. Each adds one augmented copy of every training
-        image (as Create ML's augmentation options do).
+        --augment takes a comma-separated list of: flip, rotate, crop, translate,
+        exposure, contrast, saturation, blur, noise. Each adds one augmented copy of
+        every training image (as Create ML's augmentation options do).
 
         Examples:
-          coach train image-classifier --data datasets/generated/sports-gear --output models/gear.h5
-          coach train image-classifier --data photos --output fruit.h5 --augment flip,crop --seed 7
+          coach train image-classifier --data datasets/generated/sports-gear \\
+                --output models/gear.h5
+          coach train image-classifier --data photos --output fruit.h5 \\
+                --augment flip,crop --seed 7
 
-        Over many processes or machines (Open MPI), the ranks share the photos' features and the
-        cross-validation, with the same model bytes as one process:
+        Over many processes or machines (Open MPI), the ranks share the photos'
+        features and the cross-validation, with the same model bytes as one process:
           mpirun -np 4 coach train image-classifier --data photos --output fruit.h5
         """)
 

@@ -22,12 +22,15 @@ struct TrainObjectDetectorCommand: ParsableCommand, JobCommand {
         data is listed before training starts.
 
         Examples:
-          coach train object-detector --annotations boards/annotations.json --output board.h5
-          coach train object-detector --annotations train.json --validation-annotations test.json --output board.h5 --seed 7
+          coach train object-detector --annotations boards/annotations.json \\
+                --output board.h5
+          coach train object-detector --annotations train.json \\
+                --validation-annotations test.json --output board.h5 --seed 7
 
-        Over many processes or machines (Open MPI), the ranks share the backbone maps and rank 0
-        trains the head, with the same model bytes as one process:
-          mpirun -np 4 coach train object-detector --annotations boards/annotations.json --output board.h5
+        Over many processes or machines (Open MPI), the ranks share the backbone maps
+        and rank 0 trains the head, with the same model bytes as one process:
+          mpirun -np 4 coach train object-detector \\
+                --annotations boards/annotations.json --output board.h5
         """)
 
     @Option(help: "Training annotations: Create ML .json, YOLO names file/folder, or Pascal VOC .xml file/folder.")

@@ -23,6 +23,49 @@ final class HelpSnapshotTests: XCTestCase {
         }
     }
 
+    /// Every command's own text (the overview and examples above USAGE), as written: lines that
+    /// keep their layout (indented examples and tables) fit an 80-column terminal (79 characters:
+    /// the argument parser breaks a line of 80 there), where the parser would otherwise break them
+    /// with no indent (and a wrapped command line no longer pastes); and a longer line is a whole
+    /// paragraph, which the parser wraps cleanly, not one line of a ragged paragraph whose other
+    /// lines were broken by hand.
+    func testEveryCommandsOwnTextKeepsItsLayoutInEightyColumns() throws {
+        var commands: [[String]] = [[]], index = 0, problems: [String] = []
+        while index < commands.count {
+            let command = commands[index]
+            index += 1
+            // Wide enough that the parser wraps nothing: the text as written.
+            let result = try CoachExecutable.run(command + ["--help"], environment: ["COLUMNS": "100000"])
+            XCTAssertEqual(result.exitCode, 0, "coach \(command.joined(separator: " ")) --help: \(result.standardError)")
+            let lines = result.standardOutput.components(separatedBy: "\n")
+            let name = (["coach"] + command).joined(separator: " ")
+            let own = lines.prefix { !$0.hasPrefix("USAGE:") }
+            for (position, line) in own.enumerated() where line.count > 79 {
+                let next = position + 1 < own.count ? own[own.startIndex + position + 1] : ""
+                let previous = position > 0 ? own[own.startIndex + position - 1] : ""
+                if line.hasPrefix(" ") {
+                    problems.append("\(name): an indented line of \(line.count) characters: \(line)")
+                } else if (!next.isEmpty && !next.hasPrefix(" "))
+                            || (!previous.isEmpty && !previous.hasPrefix(" ") && !previous.hasSuffix(":")) {
+                    problems.append("\(name): a long line in a paragraph broken by hand (rewrap it within 80 columns, or join its lines with \\): \(line)")
+                }
+            }
+            // Subcommands: the names listed under SUBCOMMANDS (help itself aside).
+            var listing = false
+            for line in lines {
+                if line.hasPrefix("SUBCOMMANDS:") { listing = true; continue }
+                guard listing else { continue }
+                if line.isEmpty { listing = false; continue }
+                let word = line.dropFirst(2).prefix { $0 != " " }
+                if line.hasPrefix("  "), !line.hasPrefix("   "), word.first?.isLowercase == true, word != "help" {
+                    commands.append(command + [String(word)])
+                }
+            }
+        }
+        XCTAssertGreaterThan(commands.count, 10, "the subcommands were not found in the help")
+        XCTAssertTrue(problems.isEmpty, problems.joined(separator: "\n"))
+    }
+
     private func assertSnapshot(of arguments: [String], named name: String,
                                 file: StaticString = #filePath, line: UInt = #line) throws {
         let result = try CoachExecutable.run(arguments, environment: ["COLUMNS": "80"])
