@@ -50,6 +50,20 @@ enum ActionPeerComparison {
                       windowLength: 45)
             }))
         }
+        // NATOPS records no person or session, but its clips' first frames fall into two clusters
+        // (`startingPoseSplit`): 36 clips, five to seven of each class, start in a rest pose of
+        // their own — most likely another person or session. natops-apart trains on the other 144
+        // and tests on those 36; natops-apart-few trains on the 36 and tests on the 144.
+        for (set, reversed) in [("natops-apart", false), ("natops-apart-few", true)]
+            where sets.contains(set) && FileManager.default.fileExists(atPath: natopsURL.path) {
+            let natops = try PoseDataset.load(natopsURL)
+            guard let split = natops.startingPoseSplit() else { continue }
+            let (training, test) = reversed ? (split.testIndices, split.trainIndices) : (split.trainIndices, split.testIndices)
+            let title = reversed
+                ? "NATOPS, trained on the \(training.count) clips of one starting pose (another person or session), tested on the other \(test.count)"
+                : "NATOPS, tested on the \(test.count) clips of another starting pose (another person or session), trained on the other \(training.count)"
+            result.append((title, [Split(name: set, dataset: natops, training: training, test: test, windowLength: 45)]))
+        }
         if sets.contains("natops-small"), FileManager.default.fileExists(atPath: natopsURL.path) {
             // Few clips per class: two folds (72 clips, 12 per class) train, the other three test.
             let natops = try PoseDataset.load(natopsURL)
