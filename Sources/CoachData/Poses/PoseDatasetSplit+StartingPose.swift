@@ -6,7 +6,7 @@ extension PoseDatasetSplit {
     /// held out. Recordings whose rest pose forms a cluster of its own are most likely another
     /// person's or another session's, so training on the rest and testing on them asks what a
     /// user's new recordings will (in the UEA NATOPS training clips, 36 of the 180 start with the
-    /// right hand about 0.4 lower and 0.45 further forward, five to seven of each class).
+    /// right hand about 0.4 lower and 0.45 off in depth, five to seven of each class).
     ///
     /// Lloyd's iterations from `restarts` seeded pairs of distinct items; the partition with the
     /// lowest within-cluster sum of squares is kept (the first on a tie). Nil when there are fewer
