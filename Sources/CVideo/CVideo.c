@@ -206,7 +206,13 @@ CoachVideoStatus coach_video_open(const char *path, CoachVideo **video, CoachVid
         return COACH_VIDEO_UNSUPPORTED_CODEC;
     }
     state->codec->pkt_timebase = stream->time_base;
-    state->codec->thread_count = 0; /* one thread per core */
+    /* One decoding thread. With FFmpeg's frame threads a damaged stream decodes differently from
+     * run to run: the concealed pixels change, and a frame whose damage is found after it was
+     * queued for output carries no error flags (a 2 s H.264 clip with 60 flipped bytes gave
+     * 0 to 17 flagged frames and 9 different decodings in 12 runs; one thread gives 27, always).
+     * Slice threads are repeatable but switch H.264 error concealment off. Poses from a damaged video
+     * must be the same on every run and machine, so decoding stays on one core. */
+    state->codec->thread_count = 1;
     code = avcodec_open2(state->codec, decoder, NULL);
     if (code < 0) {
         error_string(code, reason, sizeof reason);

@@ -518,6 +518,19 @@ final class VideoDecoderTests: XCTestCase {
         XCTAssertEqual(decoder.damagedFrameCount, damaged)
         let report = try XCTUnwrap(decoder.damageReport, "60 flipped bytes went unnoticed in \(count) frames")
         XCTAssertTrue(report.hasPrefix(url.path + " is damaged"), report)
+
+        // A damaged video decodes the same way every time: the same concealed pictures and the
+        // same frames flagged (FFmpeg's frame threads made both vary from run to run).
+        let first = try VideoDecoder.frames(of: url)
+        for run in 2...4 {
+            let again = try VideoDecoder.frames(of: url)
+            XCTAssertEqual(again.count, first.count)
+            let flagged = zip(again, first).indices(where: { $0.isDamaged != $1.isDamaged })
+            let pictures = zip(again, first).indices(where: { $0.image != $1.image })
+            XCTAssertEqual(flagged, [], "frames flagged differently in run \(run)")
+            XCTAssertEqual(pictures, [], "frames decoded to other pictures in run \(run)")
+        }
+        XCTAssertEqual(first.filter(\.isDamaged).count, damaged)
     }
 
     func testCloseFreesTheDecoderAndEndsIteration() throws {
@@ -542,5 +555,12 @@ final class VideoDecoderTests: XCTestCase {
         }
         XCTAssertTrue(messages[4].contains("frame 7"), messages[4])
         XCTAssertTrue(messages[3].contains("prores"), messages[3])
+    }
+}
+
+private extension Zip2Sequence {
+    /// The positions of the pairs that `differ`.
+    func indices(where differ: (Sequence1.Element, Sequence2.Element) -> Bool) -> [Int] {
+        enumerated().filter { differ($0.element.0, $0.element.1) }.map(\.offset)
     }
 }
