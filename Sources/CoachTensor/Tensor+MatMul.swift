@@ -220,12 +220,14 @@ public enum ComputeThreads {
         prepareBLAS()
     }
 
-    /// Puts OpenBLAS on one thread, once: Coach splits large products into pieces by shape and
+    /// Puts OpenBLAS on one thread, once, after choosing its kernels
+    /// (`BLASConfiguration.kernelChoice`): Coach splits large products into pieces by shape and
     /// runs them on its own threads, so results never depend on how many threads there are
     /// (OpenBLAS's own threading gives other bits at other thread counts).
     public static func prepareBLAS() { _ = blasPrepared }
 
     private static let blasPrepared: Bool = {
+        _ = BLASConfiguration.kernelChoice
         openblas_set_num_threads(1)
         return true
     }()

@@ -11,11 +11,6 @@ struct Bench: ParsableCommand {
         commandName: "coach-bench",
         abstract: "Benchmarks for Coach's kernels and models (run by `make bench`).")
 
-    static func main() {
-        BLASConfiguration.relaunchIfFasterKernelsAvailable()
-        Self.main(nil)
-    }
-
     @Option(help: "Which groups to run (comma-separated): tensor, backbone, imageclassifier, action, action-peers (Coach beside aeon's MiniRocket/MultiRocket), pose-models (MediaPipe's models beside LiteRT, 1080p video), samples, detector, game (coach analyze's pipeline on a rendered 720p game), scale (mpirun -np 2 against one process, peak memory at --scale-photos; scale-poses: its pose-classifier part alone); slow re-measurements of alternatives: action-compare, hand-compare, hand-action-compare, detector-experiments, samples-realism; detector-quick.")
     var only: String = "tensor,backbone,imageclassifier,action,action-peers,pose-models,samples,detector,game,scale"
 
@@ -78,6 +73,7 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         setvbuf(stdout, nil, _IOLBF, 0)   // a line at a time, also into a pipe or log
+        ComputeThreads.prepareBLAS()   // chooses the kernels before they are named
         print("OpenBLAS kernels: \(BLASConfiguration.coreName)")
         if let forced = ProcessInfo.processInfo.environment["OPENBLAS_CORETYPE"], BLASConfiguration.cpuHasAVX512,
            forced.lowercased() != "skylakex" {

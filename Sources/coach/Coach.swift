@@ -6,10 +6,9 @@ import CoachTraining
 /// The `coach` command: train, evaluate and run the vision models behind coaching apps.
 @main
 struct Coach: ParsableCommand {
-    /// Entry point: picks the fastest BLAS kernels for this CPU, then parses the command line.
+    /// Entry point: parses the command line and runs the command.
     static func main() {
         HeaderlessModelCheck.runChildIfAsked()
-        BLASConfiguration.relaunchIfFasterKernelsAvailable()
         HeaderlessModelCheck.install()
         do {
             var command = try parseAsRoot(nil)
