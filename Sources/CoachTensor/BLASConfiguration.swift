@@ -74,10 +74,11 @@ public enum BLASConfiguration {
               let initialize = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "gotoblas_dynamic_init")
         else { return KernelChoice(loaded: loaded, requested: nil) }
         typealias Entry = @convention(c) () -> Void
-        // Left set: child processes (peers, MPI ranks) load OpenBLAS with the same kernels.
         setenv("OPENBLAS_CORETYPE", core, 1)
         unsafeBitCast(quit, to: Entry.self)()
         unsafeBitCast(initialize, to: Entry.self)()
+        // Child processes (the bench's Python peers with their own OpenBLAS) choose for themselves.
+        unsetenv("OPENBLAS_CORETYPE")
         return KernelChoice(loaded: loaded, requested: core)
     }()
 }
