@@ -231,7 +231,7 @@ struct AnalyzeCommand: ParsableCommand {
             }
         default:
             let decoder = try VideoDecoder(contentsOf: url)
-            while let frame = try decoder.nextFrame() {
+            try decoder.forEachFrame { frame in
                 try handle(frame.image, frame.time, game.process(frame.image, at: frame.time))
             }
             damage = decoder.damageReport

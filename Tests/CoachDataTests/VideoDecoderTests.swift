@@ -531,6 +531,40 @@ final class VideoDecoderTests: XCTestCase {
             XCTAssertEqual(pictures, [], "frames decoded to other pictures in run \(run)")
         }
         XCTAssertEqual(first.filter(\.isDamaged).count, damaged)
+
+        // Decoding on a thread of its own, ahead of the caller, gives the same frames and report.
+        let ahead = try VideoDecoder(contentsOf: url)
+        var seen: [VideoFrame] = []
+        try ahead.forEachFrame(readAhead: 3) { seen.append($0) }
+        XCTAssertEqual(seen.map(\.index), first.map(\.index))
+        XCTAssertEqual(seen.map(\.time), first.map(\.time))
+        XCTAssertEqual(zip(seen, first).indices(where: { $0.isDamaged != $1.isDamaged || $0.image != $1.image }), [])
+        XCTAssertEqual(ahead.damagedFrameCount, damaged)
+        XCTAssertEqual(ahead.damageReport, report)
+    }
+
+    func testReadAheadGivesTheFramesInOrderAndStopsWhenTheCallerThrows() throws {
+        let directory = try temporaryDirectory(self)
+        let url = try colorClip("ahead.mp4", count: 30, codec: x264WithBFrames, in: directory)
+        let expected = try decodeAll(url)
+        for readAhead in [0, 1, 4, 64] {
+            let decoder = try VideoDecoder(contentsOf: url)
+            var frames: [VideoFrame] = []
+            try decoder.forEachFrame(readAhead: readAhead) { frames.append($0) }
+            XCTAssertEqual(frames.map(\.index), expected.map(\.index), "read-ahead \(readAhead)")
+            XCTAssertEqual(frames.map(\.time), expected.map(\.time), "read-ahead \(readAhead)")
+            XCTAssertTrue(frames.map(\.image) == expected.map(\.image), "read-ahead \(readAhead)")
+            XCTAssertNil(try decoder.nextFrame(), "the video was used up")
+        }
+
+        struct Enough: Error {}
+        let decoder = try VideoDecoder(contentsOf: url)
+        var calls = 0
+        XCTAssertThrowsError(try decoder.forEachFrame(readAhead: 4) { frame in
+            calls += 1
+            if frame.index == 5 { throw Enough() }
+        }) { XCTAssertTrue($0 is Enough, "\($0)") }
+        XCTAssertEqual(calls, 6)
     }
 
     func testCloseFreesTheDecoderAndEndsIteration() throws {
