@@ -5,7 +5,8 @@ extension VideoDecoder {
     /// decoded on a thread of their own, at most `readAhead` ahead, so decoding overlaps with the
     /// work on each frame. The frames, their order and the damage counters are those of
     /// `nextFrame()`; a decoding error is thrown after `body` has seen every frame before it, and
-    /// an error from `body` stops the decoding. With `readAhead` 0 or one core, decodes inline.
+    /// an error from `body` stops the decoding (the frames decoded ahead of it are dropped, and
+    /// the damage counters include them). With `readAhead` 0 or one core, decodes inline.
     public func forEachFrame(readAhead: Int = 4, _ body: (VideoFrame) throws -> Void) throws {
         guard readAhead > 0, ProcessInfo.processInfo.activeProcessorCount > 1 else {
             while let frame = try nextFrame() { try body(frame) }
