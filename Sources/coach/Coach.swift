@@ -6,9 +6,11 @@ import CoachTraining
 /// The `coach` command: train, evaluate and run the vision models behind coaching apps.
 @main
 struct Coach: ParsableCommand {
-    /// Entry point: parses the command line and runs the command.
+    /// Entry point: chooses OpenBLAS's kernels while this is the only thread (the choice sets an
+    /// environment variable for a moment), then parses the command line and runs the command.
     static func main() {
         HeaderlessModelCheck.runChildIfAsked()
+        ComputeThreads.prepareBLAS()
         HeaderlessModelCheck.install()
         do {
             var command = try parseAsRoot(nil)
