@@ -80,14 +80,16 @@ enum ImageClassifierBenchmarks {
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coach-bench-\(name)-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let script = peerScript("image_sets.py")
-        guard let written = PeerProcess.run(python: python, arguments: [script.path, name, directory.path, "\(perClass)", "0"]),
-              written.status == 0,
-              let counts = try? JSONSerialization.jsonObject(with: written.output) as? [String: Int] else {
-            print("skipped: \(script.lastPathComponent) could not write \(name) (its error is above)")
+        let script = peerScript("image_sets.py"), pixels = directory.appendingPathComponent("pixels.u8")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        guard let run = PeerProcess.run(python: python, arguments: [script.path, name, pixels.path, "\(perClass)", "0"]),
+              run.status == 0,
+              let set = try? JSONDecoder().decode(PackagedSet.self, from: run.output) else {
+            print("skipped: \(script.lastPathComponent) could not read \(name) (its error is above)")
             return
         }
-        print("set: \(counts["train"] ?? 0) training and \(counts["test"] ?? 0) test images, \(counts["classes"] ?? 0) classes")
+        try set.writeFolders(pixels: Data(contentsOf: pixels), to: directory)
+        print("set: \(set.train.count) training and \(set.labels.count - set.train.count) test images, \(Set(set.labels).count) classes")
         let cache = FeatureCache(directory: directory.appendingPathComponent("feature-cache"))
         var penalty = "?"
         let trainer = try ImageClassifierTrainer(configuration: ImageClassifierTrainingConfiguration(), backbone: backbone, featureCache: cache) { event in
@@ -100,6 +102,31 @@ enum ImageClassifierBenchmarks {
         let accuracy = result.testMetrics?.accuracy ?? 0
         print("Coach (defaults): test accuracy \(format(accuracy * 100, 1)) % · L2 penalty \(penalty) · \(format(Timing.now() - start, 1)) s end to end")
         try comparePeer(directory: directory, backbone: backbone, cache: cache, python: python, unit: "images", coachAccuracy: accuracy)
+    }
+
+    /// What `Peers/image_sets.py` prints about the grey pixels it wrote.
+    struct PackagedSet: Decodable {
+        var height: Int
+        var width: Int
+        var labels: [String]
+        var train: [Int]
+
+        /// `directory/train/<label>/NNNNN.png` for the training images, `directory/test/…` for the rest.
+        func writeFolders(pixels: Data, to directory: URL) throws {
+            let size = height * width
+            guard pixels.count == labels.count * size else {
+                throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey:
+                    "image_sets.py wrote \(pixels.count) bytes of pixels for \(labels.count) images of \(width)×\(height)"])
+            }
+            let training = Set(train)
+            for (index, label) in labels.enumerated() {
+                let folder = directory.appendingPathComponent("\(training.contains(index) ? "train" : "test")/\(label)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                let grey = pixels[pixels.startIndex + index * size ..< pixels.startIndex + (index + 1) * size]
+                let image = try RGBImage(width: width, height: height, pixels: grey.flatMap { [$0, $0, $0] })
+                try image.writePNG(to: folder.appendingPathComponent(String(format: "%05d.png", index)))
+            }
+        }
     }
 
     static func hasPeer(_ python: String) -> Bool {

