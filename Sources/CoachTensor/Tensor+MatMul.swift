@@ -1,6 +1,7 @@
 import CKernels
 import CBLAS
 import Foundation
+import Synchronization
 
 /// Matrix multiplication through OpenBLAS's `cblas_sgemm`.
 extension Tensor {
@@ -240,9 +241,29 @@ public enum ComputeThreads {
         return key
     }()
 
-    /// True on a thread running inside `forEachWorker`.
+    /// True on a thread whose kernels run inline: one running a share of a parallel job
+    /// (`forEachWorker`, the pool's workers), or one of `concurrently`'s jobs while another still
+    /// runs beside it. The last job left may split its kernels over the cores the others freed.
     @inlinable
-    public static var isInsideParallelJob: Bool { pthread_getspecific(serialKey) != nil || coach_pool_inside_task() != 0 }
+    public static var isInsideParallelJob: Bool {
+        if let marker = pthread_getspecific(serialKey) { return keepsToOneCore(marker) }
+        return coach_pool_inside_task() != 0
+    }
+
+    /// Whether the thread marked `marker` keeps to one core: always inside `forEachWorker`
+    /// (marker 1); in a `concurrently` job (marker: its `SideBySideJobs`), while others run.
+    @usableFromInline
+    static func keepsToOneCore(_ marker: UnsafeMutableRawPointer) -> Bool {
+        if marker == UnsafeMutableRawPointer(bitPattern: 1) { return true }
+        return Unmanaged<SideBySideJobs>.fromOpaque(marker).takeUnretainedValue().othersRunning
+    }
+
+    /// The threads of one `concurrently` call that still have jobs to run.
+    final class SideBySideJobs: @unchecked Sendable {
+        let running: Atomic<Int>
+        init(threads: Int) { running = Atomic(threads) }
+        var othersRunning: Bool { running.load(ordering: .relaxed) > 1 }
+    }
 
     /// Runs `body(worker)` for `workers` workers concurrently; kernels called inside run inline, so each worker owns one core. Use for coarse jobs
     /// such as one image per worker.
@@ -271,7 +292,8 @@ extension ComputeThreads {
 
     /// Runs `body(i)` for i in 0..<jobs, `concurrentJobs(jobs)` at a time on threads of their own
     /// (64 MiB of stack each), each taking the next index when it finishes one; kernels called
-    /// inside run inline, so each job owns one core. For long, independent jobs (whole models)
+    /// inside run inline while two or more jobs run, so each job owns one core, and the last job
+    /// left splits its kernels over all of them again. For long, independent jobs (whole models)
     /// whose layers are too small to split well: side by side, each on one core, they finish
     /// sooner than one after another on all of them. What a job computes never depends on it.
     public static func concurrently(_ jobs: Int, _ body: @escaping (Int) -> Void) {
@@ -297,10 +319,13 @@ extension ComputeThreads {
             }
         }
         let queue = Queue(jobs: jobs, body: body)
+        let group = SideBySideJobs(threads: width)
         for _ in 0..<width {
             let thread = Thread {
-                pthread_setspecific(serialKey, UnsafeRawPointer(bitPattern: 1))
+                pthread_setspecific(serialKey, Unmanaged.passUnretained(group).toOpaque())
                 while let i = queue.take() { queue.body(i) }
+                // No job left for this thread: a job still running may now use its core.
+                group.running.subtract(1, ordering: .relaxed)
                 pthread_setspecific(serialKey, nil)
                 queue.finished.signal()
             }

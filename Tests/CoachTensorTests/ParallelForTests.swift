@@ -66,8 +66,8 @@ final class ParallelForTests: XCTestCase {
 
     /// `ComputeThreads.concurrently`: every job runs once, `concurrentJobs` of them at the same
     /// time on threads of their own (the first ones wait until that many have started, so running
-    /// them one after another would time out), with kernels inside running inline; on one thread,
-    /// or inside a parallel job, one after another on the caller's thread.
+    /// them one after another would time out), with kernels inside running inline while they run
+    /// side by side; on one thread, or inside a parallel job, one after another on the caller's thread.
     func testWholeJobsRunSideBySideOnePerThread() {
         let original = ComputeThreads.count
         defer { ComputeThreads.set(original) }
@@ -83,7 +83,7 @@ final class ParallelForTests: XCTestCase {
             let jobs = 5, width = ComputeThreads.concurrentJobs(jobs)
             XCTAssertEqual(width, min(threads, jobs))
             let record = Record()
-            let allStarted = DispatchSemaphore(value: 0)
+            let allStarted = DispatchSemaphore(value: 0), allLooked = DispatchSemaphore(value: 0)
             let caller = UInt(pthread_self())
             ComputeThreads.concurrently(jobs) { job in
                 let first = record.lock.withLock { () -> Bool in
@@ -95,20 +95,71 @@ final class ParallelForTests: XCTestCase {
                 if first && width > 1 {
                     XCTAssertEqual(allStarted.wait(timeout: .now() + 30), .success, "\(width) jobs at once")
                 }
-                var ran = [Int](repeating: 0, count: 4)
-                parallelFor(4) { ran[$0] += 1 }   // inline: no other thread touches `ran`
-                record.lock.withLock {
-                    record.runs.append(job)
-                    record.inline.append(ComputeThreads.isInsideParallelJob == (width > 1) && ran == [1, 1, 1, 1])
+                // While the first `width` jobs all run (none returns before all have looked),
+                // kernels run inline.
+                if first {
+                    var ran = [Int](repeating: 0, count: 4)
+                    parallelFor(4) { ran[$0] += 1 }   // inline: no other thread touches `ran`
+                    let last = record.lock.withLock { () -> Bool in
+                        record.inline.append(ComputeThreads.isInsideParallelJob == (width > 1) && ran == [1, 1, 1, 1])
+                        return record.inline.count == width
+                    }
+                    if last { for _ in 0..<width { allLooked.signal() } }
+                    if width > 1 { XCTAssertEqual(allLooked.wait(timeout: .now() + 30), .success, "\(width) jobs looked") }
                 }
+                record.lock.withLock { record.runs.append(job) }
             }
             XCTAssertEqual(record.runs.sorted(), Array(0..<jobs), "\(threads) threads")
-            XCTAssertEqual(record.inline, [Bool](repeating: true, count: jobs), "\(threads) threads")
+            XCTAssertEqual(record.inline, [Bool](repeating: true, count: width), "\(threads) threads")
             XCTAssertEqual(record.threads.count, width, "\(threads) threads")
             if width == 1 { XCTAssertEqual(record.threads, [caller]) } else { XCTAssertFalse(record.threads.contains(caller)) }
         }
         // Inside a parallel job: one after another.
         ComputeThreads.set(2)
         ComputeThreads.forEachWorker(2) { _ in XCTAssertEqual(ComputeThreads.concurrentJobs(4), 1) }
+    }
+
+    /// The last of `concurrently`'s jobs left running splits its kernels over the cores again:
+    /// job 1 runs inline while job 0 runs beside it, and no longer once job 0's thread has no job
+    /// left (a whole model's last minutes then use both cores, as an ensemble's slower member does).
+    func testTheLastJobLeftUsesTheCoresTheOthersFreed() {
+        let original = ComputeThreads.count
+        defer { ComputeThreads.set(original) }
+        ComputeThreads.set(2)
+        final class Record: @unchecked Sendable {
+            let lock = NSLock()
+            var besideAnother: Bool?
+            var alone: Bool?
+            var sideBySideWhenAlone = 0
+            var sums: [Int] = []
+        }
+        let record = Record()
+        let secondSawTheFirst = DispatchSemaphore(value: 0)
+        ComputeThreads.concurrently(2) { job in
+            if job == 0 {
+                // Stays until job 1 has looked while it runs.
+                XCTAssertEqual(secondSawTheFirst.wait(timeout: .now() + 30), .success)
+                return
+            }
+            record.lock.withLock { record.besideAnother = ComputeThreads.isInsideParallelJob }
+            secondSawTheFirst.signal()
+            let deadline = Date().addingTimeInterval(30)
+            while ComputeThreads.isInsideParallelJob && Date() < deadline { usleep(1000) }
+            var sums = [Int](repeating: 0, count: 64)
+            sums.withUnsafeMutableBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                parallelFor(64) { i in base[i] = (0...i).reduce(0, +) }
+            }
+            record.lock.withLock {
+                record.alone = !ComputeThreads.isInsideParallelJob
+                record.sideBySideWhenAlone = ComputeThreads.concurrentJobs(2)
+                record.sums = sums
+            }
+        }
+        XCTAssertEqual(record.besideAnother, true, "inline while another job runs")
+        XCTAssertEqual(record.alone, true, "not inline once alone")
+        XCTAssertEqual(record.sideBySideWhenAlone, 2)
+        XCTAssertEqual(record.sums, (0..<64).map { $0 * ($0 + 1) / 2 })
+        XCTAssertFalse(ComputeThreads.isInsideParallelJob)
     }
 }
