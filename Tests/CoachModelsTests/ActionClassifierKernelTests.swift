@@ -53,10 +53,11 @@ final class ActionClassifierKernelTests: XCTestCase {
 
     /// The vectorised paths (channels a multiple of 8) against batch norm written with primitive ops.
     func testBatchNormalizationGradientsMatchCoachNNForWideChannels() {
-        // The last two are large enough to run in parallel row chunks.
+        // The last four are large enough to run in parallel row chunks, each of several row blocks
+        // (one with channels not a multiple of 8).
         for (shape, activation) in [([4, 6, 3, 16], NormalizationActivation.none), ([4, 6, 3, 16], .relu), ([4, 6, 3, 24], .relu),
                                     ([4, 6, 3, 7], .relu), ([4, 6, 3, 8], .swish), ([8, 45, 18, 16], .relu),
-                                    ([6, 40, 10, 32], .none), ([6, 40, 10, 32], .swish)] {
+                                    ([8, 45, 18, 12], .relu), ([6, 40, 10, 32], .none), ([6, 40, 10, 32], .swish)] {
             let channels = shape[3]
             let x = random(shape, seed: UInt64(channels)), upstream = random(shape, seed: 77)
             let gamma = random([channels], seed: 5), beta = random([channels], seed: 6)

@@ -85,14 +85,15 @@ extension Variable {
         // Chunks of whole sequences, fixed by the shape (not the thread count), for determinism.
         let chunks = Swift.min(n, ChannelKernels.chunkCount(rows: n * t * j, channels: c))
         let y = Tensor(shape: [n, outT, j, c]) { out in
-            for i in 0..<out.count { out[i] = 0 }
-            let po = out.baseAddress!
+            guard let po = out.baseAddress else { return }
             input.withUnsafeBufferPointer { px in
                 weights.withUnsafeBufferPointer { pw in
                     let x0 = px.baseAddress!, w0 = pw.baseAddress!
                     ChannelKernels.forEachChunk(rows: n, chunks: chunks) { _, first, count in
                         for b in first..<(first + count) {
                             for to in 0..<outT {
+                                // Each output frame is zeroed just before its sums (in cache).
+                                (po + (b * outT + to) * j * c).initialize(repeating: 0, count: j * c)
                                 for d in 0..<k {
                                     let ti = to * s + d - padBefore
                                     guard ti >= 0 && ti < t else { continue }

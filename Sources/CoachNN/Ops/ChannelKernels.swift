@@ -28,6 +28,35 @@ public enum ChannelKernels {
         }
     }
 
+    /// Runs `body(row, count)` over rows `first..<first + count` in consecutive blocks of about
+    /// 16 KiB of channels: passes made block by block read what the previous pass wrote from cache.
+    @inline(__always)
+    static func forEachRowBlock(first: Int, count: Int, channels c: Int, _ body: (Int, Int) -> Void) {
+        let block = Swift.max(1, 4096 / Swift.max(c, 1))
+        var row = first
+        let end = first + count
+        while row < end {
+            let n = Swift.min(block, end - row)
+            body(row, n)
+            row += n
+        }
+    }
+
+    /// normalized[r, k] = x[r, k]·a[k] + b[k], then out[r, k] = normalized[r, k]·γ[k] + β[k]
+    /// (then ReLU when `relu`): `affine` twice, made block by block in parallel chunks, so the
+    /// second pass reads the first's values from cache.
+    public static func normalizeAndScale(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>,
+                                         normalized: UnsafeMutablePointer<Float>, _ gamma: UnsafePointer<Float>,
+                                         _ beta: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+                                         rows: Int, channels c: Int, relu: Bool) {
+        forEachChunk(rows: rows, chunks: chunkCount(rows: rows, channels: c)) { _, first, count in
+            forEachRowBlock(first: first, count: count, channels: c) { row, n in
+                affineSerial(x + row * c, a, b, normalized + row * c, rows: n, channels: c, relu: false)
+                affineSerial(normalized + row * c, gamma, beta, out + row * c, rows: n, channels: c, relu: relu)
+            }
+        }
+    }
+
     /// out[r, k] += x[r, k]·a[k], in parallel chunks.
     public static func multiplyAdd(_ x: UnsafePointer<Float>, _ a: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>,
                             rows: Int, channels c: Int) {
@@ -39,13 +68,21 @@ public enum ChannelKernels {
     /// sum[k] = Σ_r a[r, k]; productSum[k] = Σ_r a[r, k]·b[r, k] — chunk partials added in order.
     public static func channelSums(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, rows: Int, channels c: Int,
                             sum: UnsafeMutablePointer<Float>, productSum: UnsafeMutablePointer<Float>) {
+        channelSums(rows: rows, channels: c, sum: sum, productSum: productSum) { chunkSum, chunkProductSum, first, count in
+            channelSumsSerial(a + first * c, b + first * c, rows: count, channels: c, sum: chunkSum, productSum: chunkProductSum)
+        }
+    }
+
+    /// Per-channel sums whose rows `chunk(sum, productSum, first, count)` sums for every chunk of
+    /// `chunkCount(rows:channels:)` (into zeroed partials), chunk partials added in order.
+    static func channelSums(rows: Int, channels c: Int, sum: UnsafeMutablePointer<Float>, productSum: UnsafeMutablePointer<Float>,
+                            chunk: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, Int, Int) -> Void) {
         let chunks = chunkCount(rows: rows, channels: c)
         var partial = [Float](repeating: 0, count: 2 * chunks * c)
         partial.withUnsafeMutableBufferPointer { pp in
             let base = pp.baseAddress!
             forEachChunk(rows: rows, chunks: chunks) { k, first, count in
-                channelSumsSerial(a + first * c, b + first * c, rows: count, channels: c,
-                                  sum: base + k * c, productSum: base + (chunks + k) * c)
+                chunk(base + k * c, base + (chunks + k) * c, first, count)
             }
             for ch in 0..<c {
                 var s: Float = 0, p: Float = 0
@@ -161,23 +198,36 @@ public enum ChannelKernels {
                                        activation: NormalizationActivation, beta: [Float],
                                        batchStatistics: Bool) -> [Tensor?] {
         let count = rows * c
-        // ĝ: the gradient before the activation.
+        // ĝ (the gradient before the activation) and its per-channel sums of ĝ and ĝ·n,
+        // accumulated row by row in SIMD registers when possible.
         var masked: [Float]
+        var gBeta = [Float](repeating: 0, count: c), gGamma = [Float](repeating: 0, count: c)
         switch activation {
         case .none:
             masked = g.scalars
         case .relu:
-            // ĝ = g where the output is positive, else 0 (in parallel chunks).
-            // Both values are loaded before the choice, so the loop is a vector select, not a
-            // branch mispredicted at about every other element.
+            // ĝ = g where the output is positive, else 0, block by block, each block summed while
+            // it is in cache. Both values are loaded before the choice, so the loop is a vector
+            // select, not a branch mispredicted at about every other element.
             masked = [Float](unsafeUninitializedCapacity: count) { pm, initialized in
                 g.withUnsafeBufferPointer { pg in
                     y.withUnsafeBufferPointer { py in
-                        guard let m0 = pm.baseAddress, let g0 = pg.baseAddress, let y0 = py.baseAddress else { return }
-                        forEachChunk(rows: rows, chunks: chunkCount(rows: rows, channels: c)) { _, first, n in
-                            for i in (first * c)..<((first + n) * c) {
-                                let gradient = g0[i], output = y0[i]
-                                m0[i] = output <= 0 ? 0 : gradient
+                        normalized.withUnsafeBufferPointer { pn in
+                            gBeta.withUnsafeMutableBufferPointer { pdb in
+                                gGamma.withUnsafeMutableBufferPointer { pdg in
+                                    guard let m0 = pm.baseAddress, let g0 = pg.baseAddress, let y0 = py.baseAddress,
+                                          let n0 = pn.baseAddress else { return }
+                                    channelSums(rows: rows, channels: c, sum: pdb.baseAddress!, productSum: pdg.baseAddress!) { sum, productSum, first, n in
+                                        forEachRowBlock(first: first, count: n, channels: c) { row, rowCount in
+                                            for i in (row * c)..<((row + rowCount) * c) {
+                                                let gradient = g0[i], output = y0[i]
+                                                m0[i] = output <= 0 ? 0 : gradient
+                                            }
+                                            channelSumsSerial(m0 + row * c, n0 + row * c, rows: rowCount, channels: c,
+                                                              sum: sum, productSum: productSum, continuing: row > first)
+                                        }
+                                    }
+                                }
                             }
                         }
                     }
@@ -201,21 +251,21 @@ public enum ChannelKernels {
                 }
             }
         }
-        // Per-channel sums of ĝ and ĝ·n, accumulated row by row in SIMD registers when possible.
-        var gBeta = [Float](repeating: 0, count: c), gGamma = [Float](repeating: 0, count: c)
-        masked.withUnsafeBufferPointer { pm in
-            normalized.withUnsafeBufferPointer { pn in
-                gBeta.withUnsafeMutableBufferPointer { pdb in
-                    gGamma.withUnsafeMutableBufferPointer { pdg in
-                        ChannelKernels.channelSums(pm.baseAddress!, pn.baseAddress!, rows: rows, channels: c,
-                                                sum: pdb.baseAddress!, productSum: pdg.baseAddress!)
+        if activation != .relu {
+            masked.withUnsafeBufferPointer { pm in
+                normalized.withUnsafeBufferPointer { pn in
+                    gBeta.withUnsafeMutableBufferPointer { pdb in
+                        gGamma.withUnsafeMutableBufferPointer { pdg in
+                            ChannelKernels.channelSums(pm.baseAddress!, pn.baseAddress!, rows: rows, channels: c,
+                                                       sum: pdb.baseAddress!, productSum: pdg.baseAddress!)
+                        }
                     }
                 }
             }
         }
         let m = Float(Swift.max(rows, 1))
         let factor = (0..<c).map { gamma[$0] * inverseDeviation[$0] }
-        // dx = f·ĝ + (−f·mean(ĝ)) + n·(−f·mean(ĝ·n)): two affine passes.
+        // dx = f·ĝ + (−f·mean(ĝ)) + n·(−f·mean(ĝ·n)): two affine passes, block by block.
         let shift = (0..<c).map { batchStatistics ? -factor[$0] * gBeta[$0] / m : 0 }
         let slope = (0..<c).map { batchStatistics ? -factor[$0] * gGamma[$0] / m : 0 }
         let gx = Tensor(shape: g.shape) { out in
@@ -224,10 +274,14 @@ public enum ChannelKernels {
                     factor.withUnsafeBufferPointer { pf in
                         shift.withUnsafeBufferPointer { ps in
                             slope.withUnsafeBufferPointer { pl in
-                                ChannelKernels.affine(pm.baseAddress!, pf.baseAddress!, ps.baseAddress!, out.baseAddress!,
-                                                   rows: rows, channels: c, relu: false)
-                                ChannelKernels.multiplyAdd(pn.baseAddress!, pl.baseAddress!, into: out.baseAddress!,
-                                                        rows: rows, channels: c)
+                                guard let m0 = pm.baseAddress, let n0 = pn.baseAddress, let o0 = out.baseAddress else { return }
+                                let f0 = pf.baseAddress!, s0 = ps.baseAddress!, l0 = pl.baseAddress!
+                                forEachChunk(rows: rows, chunks: chunkCount(rows: rows, channels: c)) { _, first, n in
+                                    forEachRowBlock(first: first, count: n, channels: c) { row, rowCount in
+                                        affineSerial(m0 + row * c, f0, s0, o0 + row * c, rows: rowCount, channels: c, relu: false)
+                                        multiplyAddSerial(n0 + row * c, l0, into: o0 + row * c, rows: rowCount, channels: c)
+                                    }
+                                }
                             }
                         }
                     }
@@ -237,13 +291,19 @@ public enum ChannelKernels {
         return [gx, Tensor(shape: [c], scalars: gGamma), Tensor(shape: [c], scalars: gBeta)]
     }
 
-    /// sum[k] = Σ_r a[r, k]; productSum[k] = Σ_r a[r, k]·b[r, k].
+    /// sum[k] = Σ_r a[r, k]; productSum[k] = Σ_r a[r, k]·b[r, k]; with `continuing`, the rows'
+    /// terms are added on to the sums there (the same values as one call over all the rows).
     public static func channelSumsSerial(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, rows: Int, channels c: Int,
-                                  sum: UnsafeMutablePointer<Float>, productSum: UnsafeMutablePointer<Float>) {
+                                  sum: UnsafeMutablePointer<Float>, productSum: UnsafeMutablePointer<Float>,
+                                  continuing: Bool = false) {
         if c % 8 == 0 {
             var k = 0
             while k < c {
                 var s = SIMD8<Float>(repeating: 0), p = SIMD8<Float>(repeating: 0)
+                if continuing {
+                    s = UnsafeRawPointer(sum + k).loadUnaligned(as: SIMD8<Float>.self)
+                    p = UnsafeRawPointer(productSum + k).loadUnaligned(as: SIMD8<Float>.self)
+                }
                 for r in 0..<rows {
                     let va = UnsafeRawPointer(a + r * c + k).loadUnaligned(as: SIMD8<Float>.self)
                     let vb = UnsafeRawPointer(b + r * c + k).loadUnaligned(as: SIMD8<Float>.self)
@@ -255,7 +315,7 @@ public enum ChannelKernels {
             }
             return
         }
-        for k in 0..<c { sum[k] = 0; productSum[k] = 0 }
+        if !continuing { for k in 0..<c { sum[k] = 0; productSum[k] = 0 } }
         for r in 0..<rows {
             for k in 0..<c {
                 let v = a[r * c + k]

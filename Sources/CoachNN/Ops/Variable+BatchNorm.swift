@@ -66,26 +66,15 @@ extension Variable {
         }
         let inverse = variance.map { Float(1 / ($0 + Double(epsilon)).squareRoot()) }
         let meanF = mean.map { Float($0) }
-        // normalized = (x − μ)·σ⁻¹ = x·σ⁻¹ − μ·σ⁻¹; y = normalized·γ + β.
+        // normalized = (x − μ)·σ⁻¹ = x·σ⁻¹ − μ·σ⁻¹; y = normalized·γ + β (one pass over both).
         let shift = (0..<c).map { -meanF[$0] * inverse[$0] }
-        var normalized = [Float](repeating: 0, count: input.count)
-        input.withUnsafeBufferPointer { px in
-            inverse.withUnsafeBufferPointer { pi in
-                shift.withUnsafeBufferPointer { ps in
-                    normalized.withUnsafeMutableBufferPointer { pn in
-                        ChannelKernels.affine(px.baseAddress!, pi.baseAddress!, ps.baseAddress!, pn.baseAddress!,
-                                           rows: rows, channels: c, relu: false)
-                    }
-                }
-            }
-        }
+        var normalized = [Float](unsafeUninitializedCapacity: input.count) { _, initialized in initialized = input.count }
         let y = Tensor(shape: input.shape) { out in
-            normalized.withUnsafeBufferPointer { pn in
-                gamma.withUnsafeBufferPointer { pg in
-                    beta.withUnsafeBufferPointer { pb in
-                        ChannelKernels.affine(pn.baseAddress!, pg.baseAddress!, pb.baseAddress!, out.baseAddress!,
-                                           rows: rows, channels: c, relu: relu)
-                    }
+            input.withUnsafeBufferPointer { px in
+                normalized.withUnsafeMutableBufferPointer { pn in
+                    guard let x0 = px.baseAddress, let n0 = pn.baseAddress, let o0 = out.baseAddress else { return }
+                    ChannelKernels.normalizeAndScale(x0, inverse, shift, normalized: n0, gamma, beta, o0,
+                                                     rows: rows, channels: c, relu: relu)
                 }
             }
             if activation == .swish { ChannelKernels.swish(out.baseAddress!, count: out.count) }
