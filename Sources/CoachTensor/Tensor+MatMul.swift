@@ -1,7 +1,6 @@
 import CKernels
 import CBLAS
 import Foundation
-import Synchronization
 
 /// Matrix multiplication through OpenBLAS's `cblas_sgemm`.
 extension Tensor {
@@ -260,9 +259,12 @@ public enum ComputeThreads {
 
     /// The threads of one `concurrently` call that still have jobs to run.
     final class SideBySideJobs: @unchecked Sendable {
-        let running: Atomic<Int>
-        init(threads: Int) { running = Atomic(threads) }
-        var othersRunning: Bool { running.load(ordering: .relaxed) > 1 }
+        private let lock = NSLock()
+        private var running: Int
+        init(threads: Int) { running = threads }
+        var othersRunning: Bool { lock.withLock { running > 1 } }
+        /// A thread found no job left.
+        func threadFinished() { lock.withLock { running -= 1 } }
     }
 
     /// Runs `body(worker)` for `workers` workers concurrently; kernels called inside run inline, so each worker owns one core. Use for coarse jobs
@@ -325,7 +327,7 @@ extension ComputeThreads {
                 pthread_setspecific(serialKey, Unmanaged.passUnretained(group).toOpaque())
                 while let i = queue.take() { queue.body(i) }
                 // No job left for this thread: a job still running may now use its core.
-                group.running.subtract(1, ordering: .relaxed)
+                group.threadFinished()
                 pthread_setspecific(serialKey, nil)
                 queue.finished.signal()
             }
