@@ -65,6 +65,7 @@ public enum ObjectDetectorTrainer {
                                   communicator: Communicator = .single,
                                   observer: TrainingObserver? = nil) throws -> CachedViews {
         if !configuration.problems.isEmpty { throw ObjectDetectorTrainingError.invalidConfiguration(configuration.problems) }
+        AllocatorTuning.retainFreedMemory()
         let labels = training.labels
         let pipeline = try AugmentationPipeline(parsing: configuration.augmentations.joined(separator: ","))
         // The maps do not depend on the head: any valid configuration of this input size extracts them.
