@@ -92,9 +92,11 @@ extension Tensor {
             a.withUnsafeBufferPointer { pa in
                 b.withUnsafeBufferPointer { pb in
                     let first = pa.baseAddress! + rows.lowerBound * k
-                    let pieces = thinPieces(length: m, work: m * k * n, granularity: 4)
+                    // Pieces of whole tiles of 8 rows (the kernel's), the last one taking the rest.
+                    let pieces = thinPieces(length: m, work: m * k * n, granularity: 8)
                     parallelFor(pieces) { piece in
-                        let lower = piece * m / pieces, upper = (piece + 1) * m / pieces
+                        let lower = piece * m / pieces / 8 * 8
+                        let upper = piece == pieces - 1 ? m : (piece + 1) * m / pieces / 8 * 8
                         coach_thin_gemm(first, Int32(k), pb.baseAddress!, Int32(n), out.baseAddress!,
                                         Int32(lower), Int32(upper - lower))
                     }

@@ -9,12 +9,13 @@ import XCTest
 /// same bits on every instruction set this machine has, for every thread count, and for the rows
 /// given in one call or in blocks.
 final class ThinProductTests: XCTestCase {
-    /// Shapes around every edge of the kernels: rows not a multiple of 4 or 64, columns of `a` not a
-    /// multiple of 16 or 8, and 1 to 27 thin columns (the AVX2 kernels take 16 and 6 at a time),
-    /// a reduction over several of `a·b`'s blocks of 1,024 (the last one partial).
+    /// Shapes around every edge of the kernels: rows not a multiple of 4, 8 or 64 (1 to 7 rows past
+    /// the last tile of 8), columns of `a` not a multiple of 32, 16 or 8, and 1 to 27 thin columns
+    /// (the AVX2 kernels take 16 and 6 at a time, the AVX-512 one 32 columns of `a`), a reduction
+    /// over several of `a·b`'s blocks of 1,024 (the last one partial).
     let shapes: [(m: Int, k: Int, n: Int)] = [
         (1, 1, 1), (5, 17, 3), (67, 130, 4), (130, 33, 6), (9, 300, 7), (70, 50, 13), (3, 1000, 16),
-        (4, 20, 17), (65, 31, 27), (200, 9, 2), (129, 1200, 5), (37, 2_500, 21),
+        (4, 20, 17), (65, 31, 27), (200, 9, 2), (129, 1200, 5), (37, 2_500, 21), (23, 40, 8), (47, 70, 1),
     ]
 
     func random(_ count: Int, _ generator: inout SeededGenerator) -> Tensor {

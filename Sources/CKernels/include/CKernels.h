@@ -9,8 +9,8 @@
 /// number of rows in the call, where the row sits in its tile, or which thread runs it:
 /// results never depend on batching or threading (they do depend on the instruction set,
 /// as OpenBLAS's do on its kernels). The thin products of the logistic regressions' solver
-/// (`coach_thin_gemm*`) are the exception to both: they serve training, and their AVX2 and
-/// portable kernels give the same bits.
+/// (`coach_thin_gemm*`) are the exception to both: they serve training, and their AVX-512,
+/// AVX2 and portable kernels give the same bits.
 
 #ifdef __cplusplus
 extern "C" {
