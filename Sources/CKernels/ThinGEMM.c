@@ -161,28 +161,34 @@ TARGET256 INLINE void thin_tn_block(const float *x, const float *y, int rows, in
     }
 }
 
-TARGET256 static void thin_tn_avx2(const float *a, int m, int k, const float *r, int n, float *sums, int first, int count) {
-    for (int i0 = 0; i0 < m; i0 += THIN_TN_ROWS) {
-        int rows = m - i0 < THIN_TN_ROWS ? m - i0 : THIN_TN_ROWS;
-        for (int f = first; f < first + count; f += 16) {
-            int width = first + count - f < 16 ? first + count - f : 16;
-            __m256i mask0 = lanes256(width), mask1 = lanes256(width - 8);
-            const float *x = a + (long)i0 * k + f;
-            for (int j0 = 0; j0 < n; j0 += 6) {
-                const float *y = r + (long)i0 * n + j0;
-                float *t = sums + (long)j0 * k + f;
-                switch (n - j0 < 6 ? n - j0 : 6) {
-                case 1: thin_tn_block(x, y, rows, k, n, mask0, mask1, t, k, 1); break;
-                case 2: thin_tn_block(x, y, rows, k, n, mask0, mask1, t, k, 2); break;
-                case 3: thin_tn_block(x, y, rows, k, n, mask0, mask1, t, k, 3); break;
-                case 4: thin_tn_block(x, y, rows, k, n, mask0, mask1, t, k, 4); break;
-                case 5: thin_tn_block(x, y, rows, k, n, mask0, mask1, t, k, 5); break;
-                default: thin_tn_block(x, y, rows, k, n, mask0, mask1, t, k, 6); break;
-                }
-            }
-        }
+// The passes over blocks of rows, 2 × `half` columns of a and up to six columns of r at a time,
+// for either vector width: `block` is that width's kernel, `mask_t` and `lanes` its lane masks.
+#define THIN_TN_PASSES(name, target, block, half, mask_t, lanes)                                          \
+    target static void name(const float *a, int m, int k, const float *r, int n, float *sums, int first,  \
+                            int count) {                                                                   \
+        for (int i0 = 0; i0 < m; i0 += THIN_TN_ROWS) {                                                     \
+            int rows = m - i0 < THIN_TN_ROWS ? m - i0 : THIN_TN_ROWS;                                     \
+            for (int f = first; f < first + count; f += 2 * (half)) {                                     \
+                int width = first + count - f < 2 * (half) ? first + count - f : 2 * (half);              \
+                mask_t mask0 = lanes(width), mask1 = lanes(width - (half));                                \
+                const float *x = a + (long)i0 * k + f;                                                     \
+                for (int j0 = 0; j0 < n; j0 += 6) {                                                        \
+                    const float *y = r + (long)i0 * n + j0;                                                \
+                    float *t = sums + (long)j0 * k + f;                                                    \
+                    switch (n - j0 < 6 ? n - j0 : 6) {                                                     \
+                    case 1: block(x, y, rows, k, n, mask0, mask1, t, k, 1); break;                         \
+                    case 2: block(x, y, rows, k, n, mask0, mask1, t, k, 2); break;                         \
+                    case 3: block(x, y, rows, k, n, mask0, mask1, t, k, 3); break;                         \
+                    case 4: block(x, y, rows, k, n, mask0, mask1, t, k, 4); break;                         \
+                    case 5: block(x, y, rows, k, n, mask0, mask1, t, k, 5); break;                         \
+                    default: block(x, y, rows, k, n, mask0, mask1, t, k, 6); break;                        \
+                    }                                                                                      \
+                }                                                                                          \
+            }                                                                                              \
+        }                                                                                                  \
     }
-}
+
+THIN_TN_PASSES(thin_tn_avx2, TARGET256, thin_tn_block, 8, __m256i, lanes256)
 
 // AVX-512F: the same blocks with thirty-two columns of a (two vectors of sixteen) per pass, half the
 // instructions per value of a; every element's chain over the rows is the same, so the same bits.
@@ -211,28 +217,7 @@ TARGET512 INLINE void thin_tn_block512(const float *x, const float *y, int rows,
     }
 }
 
-TARGET512 static void thin_tn_avx512(const float *a, int m, int k, const float *r, int n, float *sums, int first, int count) {
-    for (int i0 = 0; i0 < m; i0 += THIN_TN_ROWS) {
-        int rows = m - i0 < THIN_TN_ROWS ? m - i0 : THIN_TN_ROWS;
-        for (int f = first; f < first + count; f += 32) {
-            int width = first + count - f < 32 ? first + count - f : 32;
-            __mmask16 mask0 = lanes512(width), mask1 = lanes512(width - 16);
-            const float *x = a + (long)i0 * k + f;
-            for (int j0 = 0; j0 < n; j0 += 6) {
-                const float *y = r + (long)i0 * n + j0;
-                float *t = sums + (long)j0 * k + f;
-                switch (n - j0 < 6 ? n - j0 : 6) {
-                case 1: thin_tn_block512(x, y, rows, k, n, mask0, mask1, t, k, 1); break;
-                case 2: thin_tn_block512(x, y, rows, k, n, mask0, mask1, t, k, 2); break;
-                case 3: thin_tn_block512(x, y, rows, k, n, mask0, mask1, t, k, 3); break;
-                case 4: thin_tn_block512(x, y, rows, k, n, mask0, mask1, t, k, 4); break;
-                case 5: thin_tn_block512(x, y, rows, k, n, mask0, mask1, t, k, 5); break;
-                default: thin_tn_block512(x, y, rows, k, n, mask0, mask1, t, k, 6); break;
-                }
-            }
-        }
-    }
-}
+THIN_TN_PASSES(thin_tn_avx512, TARGET512, thin_tn_block512, 16, __mmask16, lanes512)
 
 void coach_thin_gemm_tn_accumulate(const float *a, int rows, int k, const float *r, int n, float *sums,
                                    int firstColumn, int columnCount) {
