@@ -147,11 +147,12 @@ extension Tensor {
         }
     }
 
-    /// Pieces for a thin product over `length` rows or blocks: one below about a million
-    /// multiply-adds, else up to 16 of at least `granularity` each.
+    /// Pieces for a thin product over `length` rows or blocks: one below about half a million
+    /// multiply-adds, else up to 16 of at least `granularity` each (a solver's pass of 32 rows of
+    /// 10,000 features and 4 classes still goes to two threads when it has them).
     static func thinPieces(length: Int, work: Int, granularity: Int) -> Int {
-        guard work >= 1 << 20 else { return 1 }
-        return Swift.max(1, Swift.min(16, length / Swift.max(granularity, 1), work >> 20))
+        guard work >= 1 << 19 else { return 1 }
+        return Swift.max(1, Swift.min(16, length / Swift.max(granularity, 1), work >> 19))
     }
 
     /// Batched matrix product over the leading axis: [B, M, K] · [B, K, N] → [B, M, N].
