@@ -65,6 +65,11 @@ public final class Tape {
     var requiresGradient: [Bool] = []
     var isLeaf: [Bool] = []
 
+    /// Whether each of two operands needs a gradient: a backward closure skips the others'.
+    func needGradients(_ a: Variable, _ b: Variable) -> (Bool, Bool) {
+        (requiresGradient[a.id], requiresGradient[b.id])
+    }
+
     /// A leaf whose gradient is tracked (an input you differentiate with respect to).
     public func variable(_ value: Tensor) -> Variable {
         leaf(value, tracked: recordsGradients)
@@ -107,7 +112,7 @@ public final class Tape {
             guard let g = grads[id], let backward = nodes[id].backward else { continue }
             let inputGrads = backward(g)
             for (input, ig) in zip(nodes[id].inputs, inputGrads) {
-                guard let ig else { continue }
+                guard let ig, requiresGradient[input] else { continue }
                 if let existing = grads[input] {
                     grads[input] = existing + ig
                 } else {

@@ -42,6 +42,33 @@ final class GradientCheckTests: XCTestCase {
         checkGradients([random([3, 2])]) { -($0[0] / 4 - 1) }
     }
 
+    /// An operand that needs no gradient (a constant such as a dropout mask or data) gets none,
+    /// computed or accumulated, while the tracked operand's is exact, whichever side it is on.
+    func testConstantOperandsGetNoGradient() {
+        let x = random([3, 4]), c = positive([3, 4]), row = positive([4])
+        let ops: [(String, (Variable, Variable) -> Variable, (Tensor, Tensor) -> Tensor)] = [
+            ("x + c", { $0 + $1 }, { _, _ in Tensor.ones([3, 4]) }),
+            ("x - c", { $0 - $1 }, { _, _ in Tensor.ones([3, 4]) }),
+            ("c - x", { $1 - $0 }, { _, _ in Tensor.ones([3, 4]) * -1 }),
+            ("x * c", { $0 * $1 }, { _, c in c.broadcast(to: [3, 4]) }),
+            ("c * x", { $1 * $0 }, { _, c in c.broadcast(to: [3, 4]) }),
+            ("x / c", { $0 / $1 }, { _, c in Tensor.ones([3, 4]) / c.broadcast(to: [3, 4]) }),
+            ("c / x", { $1 / $0 }, { x, c in (c.broadcast(to: [3, 4]) / (x * x)) * -1 }),
+        ]
+        for constant in [c, row] {
+            for (name, op, expected) in ops {
+                let tape = Tape(mode: .training, generator: generator)
+                let variable = tape.variable(x), fixed = tape.constant(constant)
+                let gradients = tape.gradients(of: op(variable, fixed).sum())
+                let want = expected(x, constant)
+                for (got, wanted) in zip(gradients[variable].scalars, want.scalars) {
+                    XCTAssertEqual(got, wanted, accuracy: 1e-5 * max(1, abs(wanted)), name)
+                }
+                XCTAssertEqual(gradients[fixed], Tensor.zeros(constant.shape), "\(name): the constant's gradient is none")
+            }
+        }
+    }
+
     func testUnaryOps() {
         checkGradients([random([4, 5])]) { $0[0].exp() }
         checkGradients([positive([4, 5])]) { $0[0].log() }

@@ -1,32 +1,33 @@
 /// Broadcasting arithmetic on variables. Gradients of broadcast operands are summed
-/// back to their own shapes.
+/// back to their own shapes; an operand that needs no gradient (data, a dropout mask, a frozen
+/// parameter) gets none computed.
 extension Variable {
     public static func + (a: Variable, b: Variable) -> Variable {
-        let sa = a.shape, sb = b.shape
+        let sa = a.shape, sb = b.shape, (da, db) = a.tape.needGradients(a, b)
         return a.tape.record(a.value + b.value, inputs: [a, b]) { g in
-            [g.summed(toShape: sa), g.summed(toShape: sb)]
+            [da ? g.summed(toShape: sa) : nil, db ? g.summed(toShape: sb) : nil]
         }
     }
 
     public static func - (a: Variable, b: Variable) -> Variable {
-        let sa = a.shape, sb = b.shape
+        let sa = a.shape, sb = b.shape, (da, db) = a.tape.needGradients(a, b)
         return a.tape.record(a.value - b.value, inputs: [a, b]) { g in
-            [g.summed(toShape: sa), (-g).summed(toShape: sb)]
+            [da ? g.summed(toShape: sa) : nil, db ? (-g).summed(toShape: sb) : nil]
         }
     }
 
     public static func * (a: Variable, b: Variable) -> Variable {
-        let va = a.value, vb = b.value
+        let va = a.value, vb = b.value, (da, db) = a.tape.needGradients(a, b)
         return a.tape.record(va * vb, inputs: [a, b]) { g in
-            [(g * vb).summed(toShape: va.shape), (g * va).summed(toShape: vb.shape)]
+            [da ? (g * vb).summed(toShape: va.shape) : nil, db ? (g * va).summed(toShape: vb.shape) : nil]
         }
     }
 
     public static func / (a: Variable, b: Variable) -> Variable {
-        let va = a.value, vb = b.value
+        let va = a.value, vb = b.value, (da, db) = a.tape.needGradients(a, b)
         return a.tape.record(va / vb, inputs: [a, b]) { g in
-            [(g / vb).summed(toShape: va.shape),
-             (-(g * va) / (vb * vb)).summed(toShape: vb.shape)]
+            [da ? (g / vb).summed(toShape: va.shape) : nil,
+             db ? (-(g * va) / (vb * vb)).summed(toShape: vb.shape) : nil]
         }
     }
 
