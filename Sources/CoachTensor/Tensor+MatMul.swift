@@ -339,6 +339,23 @@ extension ComputeThreads {
         }
         for _ in 0..<width { queue.finished.wait() }
     }
+
+    /// `body(i)` for i in 0..<jobs, run as `concurrently` runs them, in index order.
+    public static func concurrentMap<Value>(_ jobs: Int, _ body: @escaping (Int) -> Value) -> [Value] {
+        let results = ConcurrentResults<Value>(count: jobs)
+        concurrently(jobs) { index in
+            let value = body(index)
+            results.lock.withLock { results.values[index] = value }
+        }
+        return results.values.map { $0! }
+    }
+}
+
+/// The results of `concurrentMap`'s jobs, each stored under the lock as its job ends.
+final class ConcurrentResults<Value>: @unchecked Sendable {
+    let lock = NSLock()
+    var values: [Value?]
+    init(count: Int) { values = Array(repeating: nil, count: count) }
 }
 
 /// Elements per job of `forEachBlock`: large enough that handing a block to a thread costs little.

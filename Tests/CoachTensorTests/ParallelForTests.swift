@@ -119,6 +119,23 @@ final class ParallelForTests: XCTestCase {
         ComputeThreads.forEachWorker(2) { _ in XCTAssertEqual(ComputeThreads.concurrentJobs(4), 1) }
     }
 
+    /// `concurrentMap` returns every job's value in index order, from jobs that ran on threads
+    /// of their own side by side, on any number of threads.
+    func testConcurrentMapKeepsIndexOrder() {
+        let original = ComputeThreads.count
+        defer { ComputeThreads.set(original) }
+        for threads in [1, 2, 3] {
+            ComputeThreads.set(threads)
+            let caller = UInt(pthread_self())
+            let values = ComputeThreads.concurrentMap(7) { job -> (Int, Bool) in
+                usleep(UInt32((7 - job) * 2000))   // later jobs finish first
+                return (job * job, UInt(pthread_self()) != caller)
+            }
+            XCTAssertEqual(values.map(\.0), [0, 1, 4, 9, 16, 25, 36], "\(threads) threads")
+            XCTAssertEqual(values.map(\.1), [Bool](repeating: threads > 1, count: 7), "\(threads) threads")
+        }
+    }
+
     /// The last of `concurrently`'s jobs left running splits its kernels over the cores again:
     /// job 1 runs inline while job 0 runs beside it, and no longer once job 0's thread has no job
     /// left (a whole model's last minutes then use both cores, as an ensemble's slower member does).

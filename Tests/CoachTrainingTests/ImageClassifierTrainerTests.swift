@@ -46,6 +46,31 @@ final class ImageClassifierTrainerTests: XCTestCase {
         XCTAssertNotEqual(first, third)
     }
 
+    /// With one training image per class, every image cross-validation holds out is of a class
+    /// its fold's fit never saw: its loss could only favour the largest penalty, so none is scored
+    /// and the head takes the fallback penalty, saying why.
+    func testOneImagePerClassTakesTheFallbackPenalty() throws {
+        let backbone = try BackboneFixture.load()
+        let directory = try temporaryDirectory(self)
+        let data = try gearFolder(in: directory, perClass: 1)
+        var notes: [String] = []
+        let trainer = try ImageClassifierTrainer(configuration: ImageClassifierTrainingConfiguration(), backbone: backbone,
+                                                 featureCache: ImageClassifierFixtures.featureCache) { event in
+            if case let .note(text) = event { notes.append(text) }
+        }
+        let result = try trainer.train(data: data)
+        XCTAssertEqual(result.model.training["l2Penalty"], .number(ImageClassifierTrainingConfiguration.fallbackL2Penalty))
+        XCTAssertTrue(notes.contains { $0.contains("cross-validation has nothing to judge by") }, "\(notes)")
+        // Two per class, one of them held out for validation: still one per class to cross-validate.
+        notes = []
+        _ = try trainer.train(data: try gearFolder(in: directory.appendingPathComponent("two"), perClass: 2))
+        XCTAssertTrue(notes.contains { $0.contains("cross-validation has nothing to judge by") }, "\(notes)")
+        // Four per class: the penalty is chosen by cross-validation again.
+        notes = []
+        _ = try trainer.train(data: try gearFolder(in: directory.appendingPathComponent("four"), perClass: 4))
+        XCTAssertTrue(notes.contains { $0.contains("chosen by") && $0.contains("-fold cross-validation") }, "\(notes)")
+    }
+
     func testTheHeadsFeaturesAloneStillTrainAndAreRecorded() throws {
         let (backbone, directory, data) = try gearSetup()
         var configuration = ImageClassifierTrainingConfiguration()

@@ -82,23 +82,17 @@ public struct ActionClassifierTrainer {
             observer?(.note("ensemble: \(count) members (seeds " + (0..<count).map { String(configuration.member($0).seed) }
                 .joined(separator: ", ") + "), \(sideBySide) at a time side by side, one core each"))
             let events = EnsembleEvents(observer: observer, shouldContinue: shouldContinue, members: count)
-            final class Outcomes: @unchecked Sendable {
-                let lock = NSLock()
-                var values: [Result<ActionClassifierTrainingResult, Error>?] = []
-            }
-            let outcomes = Outcomes()
-            outcomes.values = Array(repeating: nil, count: count)
-            ComputeThreads.concurrently(count) { index in
+            let outcomes = ComputeThreads.concurrentMap(count) { index in
                 let outcome = Result {
                     try self.trainMember(index, on: dataset, exampleIndices: exampleIndices, validationExamples: validationExamples,
                                          checkpoint: checkpoint, resume: resume,
                                          shouldContinue: events.shouldContinue, observer: events.observer(member: index))
                 }
                 if case .failure = outcome { events.memberFailed() }
-                outcomes.lock.withLock { outcomes.values[index] = outcome }
+                return outcome
             }
             // A member's error first (the others stopped because of it), then an interruption.
-            results = try outcomes.values.map { try $0!.get() }
+            results = try outcomes.map { try $0.get() }
             if let interrupted = results.first(where: \.interrupted) { return interrupted.with(configuration: configuration) }
         } else {
             for index in 0..<count {

@@ -71,27 +71,34 @@ func fitLogisticHead(_ data: HeadTrainingData, configuration: ImageClassifierTra
 
 /// The L2 penalty (of `ImageClassifierTrainingConfiguration.l2PenaltyCandidates`) with the lowest
 /// held-out log loss in a cross-validation over the training images: folds of whole images (an
-/// image's augmented views stay with it), scored on the held-out images' original views; each
-/// fold fits the penalties from largest to smallest, each starting from the previous weights.
-/// The folds are independent: a job's ranks fit a share of them each, and the losses are summed in
-/// fold order, so any number of ranks picks the same penalty from the same sums.
+/// image's augmented views stay with it), scored on the held-out images' original views whose
+/// class the fold's other images show (a class the fit never saw can only be guessed, and the
+/// flatter the guess the lower its loss: with one or two images per class those held-out images
+/// would push the choice to the largest penalty); each fold fits the penalties from largest to
+/// smallest, each starting from the previous weights. With nothing to score (one image per
+/// class), `fallbackL2Penalty`.
+/// The folds are independent: a job's ranks fit a share of them each, side by side on the cores
+/// (one core each: the products are too small to split well), and the losses are summed in fold
+/// order, so any number of ranks and threads picks the same penalty from the same sums.
 func chooseL2Penalty(_ data: HeadTrainingData, configuration: ImageClassifierTrainingConfiguration,
                      communicator: Communicator = .single, observer: TrainingObserver?) throws -> Double {
     let candidates = ImageClassifierTrainingConfiguration.l2PenaltyCandidates
     var images = Array(Set(data.trainingGroups)).sorted()
     let folds = min(configuration.crossValidationFolds, images.count)
-    guard folds >= 2 else { return 0.01 }
+    guard folds >= 2 else { return ImageClassifierTrainingConfiguration.fallbackL2Penalty }
     var generator = SeededGenerator(seed: configuration.seed ^ 0x6C32_5045_4E41_4C54)
     generator.shuffle(&images)
-    var foldOf: [Int: Int] = [:]
-    for (position, image) in images.enumerated() { foldOf[image] = position % folds }
-    // Each fold's held-out loss per candidate (zeros for a fold with nothing to hold out).
+    var assignment: [Int: Int] = [:]
+    for (position, image) in images.enumerated() { assignment[image] = position % folds }
+    let foldOf = assignment
+    // Each fold's held-out loss per candidate (none for a fold with nothing to score).
     func foldLosses(_ fold: Int) -> [Double] {
-        var foldLosses = [Double](repeating: 0, count: candidates.count)
         let rows = data.trainingGroups.indices
         let inFold = rows.map { foldOf[data.trainingGroups[$0]] == fold }
-        let held = rows.filter { inFold[$0] && data.trainingIsOriginal[$0] }
-        guard !held.isEmpty, inFold.contains(false) else { return foldLosses }
+        let trainedClasses = Set(rows.filter { !inFold[$0] }.map { data.trainingLabels[$0] })
+        let held = rows.filter { inFold[$0] && data.trainingIsOriginal[$0] && trainedClasses.contains(data.trainingLabels[$0]) }
+        guard !held.isEmpty, inFold.contains(false) else { return [] }
+        var foldLosses = [Double](repeating: 0, count: candidates.count)
         // The fold's rows get weight 0 rather than a copy of the other rows: the weighted objective
         // is the same (it is divided by the total weight), and the features are held once.
         let weights = inFold.map { $0 ? Float(0) : 1 }
@@ -108,9 +115,16 @@ func chooseL2Penalty(_ data: HeadTrainingData, configuration: ImageClassifierTra
         }
         return foldLosses
     }
-    let perFold = try communicator.gatherShares(count: folds) { share in share.map(foldLosses) }
+    let perFold = try communicator.gatherShares(count: folds) { share in
+        ComputeThreads.concurrentMap(share.count) { foldLosses(share.lowerBound + $0) }
+    }
+    guard perFold.contains(where: { !$0.isEmpty }) else {
+        let penalty = ImageClassifierTrainingConfiguration.fallbackL2Penalty
+        observer?(.note("L2 penalty \(penalty): cross-validation has nothing to judge by (no held-out image's class is among its fold's other training images)"))
+        return penalty
+    }
     var losses = [Double](repeating: 0, count: candidates.count)
-    for foldLoss in perFold {
+    for foldLoss in perFold where !foldLoss.isEmpty {
         for index in candidates.indices { losses[index] += foldLoss[index] }
     }
     var best = 0

@@ -30,6 +30,9 @@ public struct ImageClassifierTrainingConfiguration: Codable, Equatable, Sendable
     /// scikit-learn's C is 1/(λ·N)); nil chooses it by cross-validation over the training images
     /// (`l2PenaltyCandidates`).
     public var l2Penalty: Double? = nil
+    /// The penalty when cross-validation has nothing to judge by: fewer than two training images,
+    /// or one per class (no held-out image's class is among the rest).
+    public static let fallbackL2Penalty = 0.01
     /// The penalties cross-validation chooses from.
     public static let l2PenaltyCandidates: [Double] = [0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 0.0003, 0.0001]
     /// L-BFGS steps per cross-validation fit at most (each starts from the previous penalty's weights).
