@@ -71,6 +71,25 @@ final class ImageClassifierTrainerTests: XCTestCase {
         XCTAssertTrue(notes.contains { $0.contains("chosen by") && $0.contains("-fold cross-validation") }, "\(notes)")
     }
 
+    /// Few images in many classes make one short warning, not a list of every class.
+    func testManySmallClassesAreWarnedInOneLine() throws {
+        let backbone = try BackboneFixture.load()
+        let directory = try temporaryDirectory(self)
+        for (index, label) in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"].enumerated() {
+            let level = UInt8(index * 25)
+            try ImageClassifierFixtures.writeSolidImages(label: label, color: RGBColor(red: level, green: 255 - level, blue: level / 2),
+                                                         count: index == 0 ? 3 : 2, in: directory, size: 32)
+        }
+        var configuration = ImageClassifierTrainingConfiguration()
+        configuration.maximumIterations = 5
+        var warnings: [String] = []
+        _ = try ImageClassifierTrainer(configuration: configuration, backbone: backbone, featureCache: nil) { event in
+            if case let .warning(text) = event { warnings.append(text) }
+        }.train(data: directory, validation: directory)
+        XCTAssertTrue(warnings.contains("every one of the 10 classes has fewer than 10 training images (2–3 each); add more images for a reliable classifier"),
+                      "\(warnings)")
+    }
+
     func testTheHeadsFeaturesAloneStillTrainAndAreRecorded() throws {
         let (backbone, directory, data) = try gearSetup()
         var configuration = ImageClassifierTrainingConfiguration()

@@ -34,9 +34,15 @@ extension ImageDatasetReport {
         var warnings: [String] = []
         let small = labels.filter { (counts[$0] ?? 0) < 10 }
         if !small.isEmpty {
-            warnings.append("class\(small.count == 1 ? "" : "es") with fewer than 10 training images: "
-                            + small.map { "\($0) (\(counts[$0] ?? 0))" }.joined(separator: ", ")
-                            + "; add more images for a reliable classifier")
+            // Named up to `named` at a time: a set of 40 people with a photo or two each is one line.
+            let named = 8, sizes = small.map { counts[$0] ?? 0 }
+            let fewest = sizes.min()!, most = sizes.max()!
+            let which = small.count == labels.count && small.count > named
+                ? "every one of the \(small.count) classes has fewer than 10 training images (\(fewest == most ? "\(most)" : "\(fewest)–\(most)") each)"
+                : "class\(small.count == 1 ? "" : "es") with fewer than 10 training images: "
+                    + small.prefix(named).map { "\($0) (\(counts[$0] ?? 0))" }.joined(separator: ", ")
+                    + (small.count > named ? " and \(small.count - named) more" : "")
+            warnings.append(which + "; add more images for a reliable classifier")
         }
         let present = labels.map { counts[$0] ?? 0 }.filter { $0 > 0 }
         if let largest = present.max(), let smallest = present.min(), smallest > 0, largest > 10 * smallest {
