@@ -61,10 +61,12 @@ final class ImageClassifierTrainerTests: XCTestCase {
         let result = try trainer.train(data: data)
         XCTAssertEqual(result.model.training["l2Penalty"], .number(ImageClassifierTrainingConfiguration.fallbackL2Penalty))
         XCTAssertTrue(notes.contains { $0.contains("cross-validation has nothing to judge by") }, "\(notes)")
+        XCTAssertTrue(notes.contains("validation: none held out (a class needs 2 or more training images to lend one)"), "\(notes)")
         // Two per class, one of them held out for validation: still one per class to cross-validate.
         notes = []
         _ = try trainer.train(data: try gearFolder(in: directory.appendingPathComponent("two"), perClass: 2))
         XCTAssertTrue(notes.contains { $0.contains("cross-validation has nothing to judge by") }, "\(notes)")
+        XCTAssertTrue(notes.contains("validation: a seeded, stratified hold-out of the training folder"), "\(notes)")
         // Four per class: the penalty is chosen by cross-validation again.
         notes = []
         _ = try trainer.train(data: try gearFolder(in: directory.appendingPathComponent("four"), perClass: 4))

@@ -68,7 +68,11 @@ extension ImageDatasetReport {
             + pad(trainingCounts.values.reduce(0, +), 8) + "  " + pad(validationCounts.values.reduce(0, +), 10)
             + (hasTest ? "  " + pad(testCounts.values.reduce(0, +), 4) : "")
         lines.append(totals)
-        if validationIsHeldOut { lines.append("validation: a seeded, stratified hold-out of the training folder") }
+        if validationIsHeldOut {
+            lines.append(validationCounts.values.reduce(0, +) > 0
+                ? "validation: a seeded, stratified hold-out of the training folder"
+                : "validation: none held out (a class needs 2 or more training images to lend one)")
+        }
         return lines
     }
 
