@@ -190,23 +190,20 @@ CoachCodecStatus coach_jpeg_decode_rgb(const uint8_t *data, size_t size, int den
     jpeg_create_decompress(&cinfo);
     jpeg_mem_src(&cinfo, data, (unsigned long)size);
     jpeg_read_header(&cinfo, TRUE);
-    if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
-        const char *model = cinfo.jpeg_color_space == JCS_CMYK ? "CMYK" : "YCCK";
-        jpeg_destroy_decompress(&cinfo);
-        if (message != NULL)
-            snprintf(message, COACH_CODEC_MESSAGE_CAPACITY,
-                     "%s JPEG (4 colour components) is not supported; convert it to RGB", model);
-        return COACH_CODEC_UNSUPPORTED;
-    }
-    if (cinfo.num_components != 1 && cinfo.num_components != 3) {
+    /* CMYK and YCCK (libjpeg turns YCCK into CMYK) are read as CMYK and converted below. */
+    int fourComponents = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+    if (!fourComponents && cinfo.num_components != 1 && cinfo.num_components != 3) {
         int components = cinfo.num_components;
         jpeg_destroy_decompress(&cinfo);
         if (message != NULL)
             snprintf(message, COACH_CODEC_MESSAGE_CAPACITY,
-                     "JPEG with %d colour components is not supported (expected 1 or 3)", components);
+                     "JPEG with %d colour components is not supported (expected 1, 3 or 4)", components);
         return COACH_CODEC_UNSUPPORTED;
     }
-    cinfo.out_color_space = JCS_RGB;
+    /* Photoshop, which writes the Adobe marker, stores CMYK inverted (0 = full ink), as
+       Pillow and browsers read it; without the marker, 255 = full ink. */
+    int inverted = fourComponents && cinfo.saw_Adobe_marker;
+    cinfo.out_color_space = fourComponents ? JCS_CMYK : JCS_RGB;
     cinfo.scale_num = 1;
     cinfo.scale_denom = (unsigned int)denominator;
     cinfo.dct_method = JDCT_ISLOW;
@@ -214,13 +211,30 @@ CoachCodecStatus coach_jpeg_decode_rgb(const uint8_t *data, size_t size, int den
     context.scanning = 1;
     jpeg_start_decompress(&cinfo);
     size_t stride = (size_t)cinfo.output_width * 3;
-    if (cinfo.output_components != 3 || stride * cinfo.output_height > capacity) {
+    if (cinfo.output_components != (fourComponents ? 4 : 3) || stride * cinfo.output_height > capacity) {
         jpeg_destroy_decompress(&cinfo);
         return coach_fail(message, COACH_CODEC_INVALID_ARGUMENT, "the output buffer is too small for the decoded image");
     }
+    JSAMPROW cmyk = NULL;
+    if (fourComponents) {
+        /* One row of C, M, Y, K from libjpeg's pool (freed with the decompressor, also on error). */
+        cmyk = (JSAMPROW)(*cinfo.mem->alloc_large)((j_common_ptr)&cinfo, JPOOL_IMAGE, (size_t)cinfo.output_width * 4);
+    }
     while (cinfo.output_scanline < cinfo.output_height) {
         JSAMPROW row = rgb + (size_t)cinfo.output_scanline * stride;
-        jpeg_read_scanlines(&cinfo, &row, 1);
+        if (!fourComponents) {
+            jpeg_read_scanlines(&cinfo, &row, 1);
+            continue;
+        }
+        jpeg_read_scanlines(&cinfo, &cmyk, 1);
+        for (size_t x = 0; x < cinfo.output_width; x++) {
+            /* Each channel's share of white times black's: (1 - ink)(1 - K), rounded. */
+            unsigned k = inverted ? cmyk[4 * x + 3] : 255u - cmyk[4 * x + 3];
+            for (int c = 0; c < 3; c++) {
+                unsigned paper = inverted ? cmyk[4 * x + c] : 255u - cmyk[4 * x + c];
+                row[3 * x + c] = (JSAMPLE)((paper * k + 127u) / 255u);
+            }
+        }
     }
     if (width != NULL) *width = cinfo.output_width;
     if (height != NULL) *height = cinfo.output_height;

@@ -49,8 +49,9 @@ public struct DecodedImage: Equatable, Sendable {
 /// 8 bits with rounding; transparency is composited onto white (a transparent pixel
 /// becomes white: `round((c·a + 255·(255 − a)) / 255)`), since transparent pixels'
 /// colours are often arbitrary. JPEG EXIF orientation is applied unless disabled.
-/// Gamma and ICC profiles are ignored. CMYK/YCCK JPEGs, truncated or corrupt files
-/// throw `ImageError` naming the file; libjpeg's "premature end of data" warnings are
+/// Gamma and ICC profiles are ignored. CMYK and YCCK JPEGs become RGB as (1 − ink)·(1 − black)
+/// per channel, read inverted when the file has Photoshop's Adobe marker (as Pillow and browsers
+/// read them). Truncated or corrupt files throw `ImageError` naming the file; libjpeg's "premature end of data" warnings are
 /// errors, never a half-grey image.
 public enum ImageDecoder {
     /// Decodes the JPEG or PNG file at `url`.
@@ -95,12 +96,6 @@ public enum ImageDecoder {
         let infoStatus = message.withPointer { coach_jpeg_read_info(bytes.baseAddress, bytes.count, &info, $0) }
         try check(infoStatus, message, format: .jpeg, source: source)
         let width = Int(info.width), height = Int(info.height)
-        if info.colorModel == Int32(COACH_JPEG_CMYK.rawValue) || info.colorModel == Int32(COACH_JPEG_YCCK.rawValue) {
-            let model = info.colorModel == Int32(COACH_JPEG_CMYK.rawValue) ? "CMYK" : "YCCK"
-            throw ImageError.unsupportedImage(
-                path: source, format: .jpeg,
-                reason: "\(model) colour (4 components) is not supported; convert the file to RGB")
-        }
         guard fits(width: width, height: height, within: options.maximumPixelCount) else {
             throw ImageError.imageTooLarge(path: source, width: width, height: height,
                                            maximumPixelCount: options.maximumPixelCount)

@@ -64,9 +64,10 @@ public enum JPEGSampleLayout: Sendable {
     case gray
     /// R, G, B per pixel, stored as YCbCr (the usual JPEG).
     case rgb
-    /// C, M, Y, K per pixel, stored as Adobe CMYK (which Coach does not decode: for tests).
+    /// C, M, Y, K per pixel, stored as Adobe CMYK (with the Adobe marker, so decoders read the
+    /// samples as Photoshop writes them: 255 = no ink; for tests).
     case cmyk
-    /// C, M, Y, K per pixel, stored as Adobe YCCK (which Coach does not decode: for tests).
+    /// C, M, Y, K per pixel, stored as Adobe YCCK (read as `cmyk` is; for tests).
     case cmykAsYCCK
 
     var samplesPerPixel: Int {

@@ -8,7 +8,7 @@ public enum ImageError: LocalizedError, Equatable {
     case emptyFile(path: String)
     /// The file is neither a JPEG nor a PNG (judged by its first bytes).
     case unrecognizedFormat(path: String, leadingBytes: String)
-    /// The file is a JPEG or PNG this library does not decode (e.g. CMYK or YCCK JPEG).
+    /// The file is a JPEG or PNG this library does not decode (e.g. a JPEG of 2 colour components).
     case unsupportedImage(path: String, format: ImageFormat, reason: String)
     /// The file ends before the image is complete.
     case truncatedFile(path: String, format: ImageFormat, reason: String)

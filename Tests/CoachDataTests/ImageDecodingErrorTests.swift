@@ -103,16 +103,6 @@ final class ImageDecodingErrorTests: XCTestCase {
         }
     }
 
-    func testCMYKAndYCCKJPEGAreRejected() throws {
-        let samples = (0..<(16 * 16 * 4)).map { UInt8(($0 * 5) % 256) }
-        for (layout, model) in [(JPEGSampleLayout.cmyk, "CMYK"), (.cmykAsYCCK, "YCCK")] {
-            let data = try ImageEncoder.jpegData(samples: samples, width: 16, height: 16, layout: layout)
-            guard let (error, message) = try decodingError(data, named: "\(model).jpg") else { continue }
-            guard case .unsupportedImage(_, .jpeg, _) = error else { XCTFail("\(error)"); continue }
-            XCTAssertTrue(message.contains(model), message)
-        }
-    }
-
     func testTruncatedPNG() throws {
         let data = try ImageEncoder.pngData(ImageFixtures.pattern(width: 64, height: 64))
         for fraction in [0.1, 0.5, 0.9] {

@@ -34,6 +34,54 @@ final class JPEGDecodingTests: XCTestCase {
         XCTAssertLessThan(Double(total) / 512, 3.0)
     }
 
+    /// A 16×16 CMYK JPEG that Pillow 13 wrote (`Image.new("CMYK", (16, 16), (100, 50, 200, 60))
+    /// .save(…, quality=95)`: Photoshop's Adobe marker and inverted samples) and that Pillow reads
+    /// back as RGB (119, 157, 42) in every pixel.
+    static let pillowCMYK = "/9j/7gAOQWRvYmUAZAAAAAAA/9sAQwACAQEBAQECAQEBAgICAgIEAwICAgIFBAQDBAYFBgYGBQYGBgcJCAYHCQcGBggLCAkKCgoKCgYICwwLCgwJCgoK/8AAFAgAEAAQBEMRAE0RAFkRAEsRAP/EAB8AAAEFAQEBAQEBAAAAAAAAAAABAgMEBQYHCAkKC//EALUQAAIBAwMCBAMFBQQEAAABfQECAwAEEQUSITFBBhNRYQcicRQygZGhCCNCscEVUtHwJDNicoIJChYXGBkaJSYnKCkqNDU2Nzg5OkNERUZHSElKU1RVVldYWVpjZGVmZ2hpanN0dXZ3eHl6g4SFhoeIiYqSk5SVlpeYmZqio6Slpqeoqaqys7S1tre4ubrCw8TFxsfIycrS09TV1tfY2drh4uPk5ebn6Onq8fLz9PX29/j5+v/aAA4EQwBNAFkASwAAPwD2yv00r826/Qyiiiiiiiiiiiiv/9k="
+
+    func testCMYKJPEGWrittenByPillowReadsAsPillowReadsIt() throws {
+        let data = try XCTUnwrap(Data(base64Encoded: Self.pillowCMYK))
+        let image = try ImageDecoder.decode(data, source: "pillow-cmyk.jpg").image
+        XCTAssertEqual([image.width, image.height], [16, 16])
+        for y in 0..<16 {
+            for x in 0..<16 {
+                let pixel = image[x, y]
+                XCTAssertEqual([pixel.red, pixel.green, pixel.blue], [119, 157, 42], "(\(x), \(y))")
+            }
+        }
+    }
+
+    /// libjpeg-turbo's CMYK and YCCK files (Adobe marker, so the samples are read as Photoshop
+    /// writes them: 255 = no ink), at full size and reduced by 2: four flat quadrants, each
+    /// (255 − ink)·(255 − black)/255 per channel.
+    func testCMYKAndYCCKJPEGBecomeRGB() throws {
+        let inks: [[Int]] = [[0, 0, 0, 0], [255, 0, 0, 0], [100, 50, 200, 60], [0, 0, 0, 255]]
+        var samples = [UInt8](repeating: 0, count: 32 * 32 * 4)
+        for y in 0..<32 {
+            for x in 0..<32 {
+                let ink = inks[(y / 16) * 2 + x / 16]
+                for c in 0..<4 { samples[(y * 32 + x) * 4 + c] = UInt8(255 - ink[c]) }
+            }
+        }
+        for layout in [JPEGSampleLayout.cmyk, .cmykAsYCCK] {
+            let data = try ImageEncoder.jpegData(samples: samples, width: 32, height: 32, layout: layout, quality: 100)
+            for (minimumShortSide, size) in [(nil, 32), (16, 16)] as [(Int?, Int)] {
+                var options = ImageDecodingOptions()
+                options.minimumShortSide = minimumShortSide
+                let image = try ImageDecoder.decode(data, source: "\(layout).jpg", options: options).image
+                XCTAssertEqual([image.width, image.height], [size, size])
+                for (quadrant, ink) in inks.enumerated() {
+                    // The quadrant's middle pixel, away from the blocks' edges.
+                    let pixel = image[(quadrant % 2) * size / 2 + size / 4, (quadrant / 2) * size / 2 + size / 4]
+                    let expected = (0..<3).map { (255 - ink[$0]) * (255 - ink[3]) / 255 }
+                    for (value, wanted) in zip([pixel.red, pixel.green, pixel.blue], expected) {
+                        XCTAssertLessThanOrEqual(abs(Int(value) - wanted), 2, "\(layout) \(size) quadrant \(quadrant): \(pixel) against \(expected)")
+                    }
+                }
+            }
+        }
+    }
+
     func testWriteJPEGThenReadFromFile() throws {
         let directory = try temporaryDirectory(self)
         let url = directory.appendingPathComponent("smooth.jpg")
