@@ -5,6 +5,14 @@ import Foundation
 /// folder or outside the dataset, never into another class folder or to a folder, so no link loop
 /// or link between class folders can relabel or repeat a file (`skipReason`).
 public enum DataFiles {
+    /// Whether a folder entry named `name` is not data and is passed over (and listed as ignored):
+    /// hidden files and folders (`.DS_Store`, macOS's `._photo.jpg` resource forks, `.git`) and
+    /// `__MACOSX`, the folder of such files that a zip made by macOS's Finder unpacks beside the
+    /// data elsewhere (it would otherwise be a class of its own).
+    public static func isIgnoredName(_ name: String) -> Bool {
+        name.hasPrefix(".") || name == "__MACOSX"
+    }
+
     /// The kind of filesystem object at `url`, without following a final symbolic link.
     enum Kind { case regular, directory, symbolicLink, other, missing }
 
@@ -57,7 +65,7 @@ public enum DataFiles {
     /// be listed: its reader then says why). `folders` are `root`'s sub-folders when already listed.
     public static func splitFolders(of root: URL, folders: [URL]? = nil) -> SplitFolders? {
         let subfolders = folders ?? ((try? FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil)) ?? [])
-            .filter { !$0.lastPathComponent.hasPrefix(".") && kind(of: $0.resolvingSymlinksInPath()) == .directory }
+            .filter { !isIgnoredName($0.lastPathComponent) && kind(of: $0.resolvingSymlinksInPath()) == .directory }
         let names = Set(subfolders.map(\.lastPathComponent))
         guard names.contains("train"), names.isSubset(of: Set(splitNames)) else { return nil }
         func folder(_ name: String) -> URL? { names.contains(name) ? root.appendingPathComponent(name) : nil }

@@ -62,6 +62,19 @@ final class DataFilesTests: XCTestCase {
         XCTAssertEqual(try LabeledImageFolder.read(photos.deletingLastPathComponent()).images.map(\.label), ["wave"])
     }
 
+    /// The `__MACOSX` folder a Finder zip unpacks beside pose clips is neither a class nor a split.
+    func testMacOSArchiveFolderBesidePoseClipsIsIgnored() throws {
+        let root = try temporaryDirectory(self)
+        try writePoseFixture(root, "wave/1.csv", "a_x,a_y\n0,0\n1,1\n")
+        try writePoseFixture(root, "clap/2.csv", "a_x,a_y\n0,1\n1,0\n")
+        try writePoseFixture(root, "__MACOSX/wave/._1.csv", "\u{0}\u{5}\u{16}\u{7}")
+        let dataset = try PoseDataset.load(root)
+        XCTAssertEqual(dataset.clips.map { $0.segments[0].label }.sorted(), ["clap", "wave"])
+        XCTAssertEqual(dataset.ignoredFiles.map(\.lastPathComponent), ["__MACOSX"])
+        XCTAssertFalse(DataFiles.isIgnoredName("MACOSX"))
+        XCTAssertTrue(DataFiles.isIgnoredName("._1.csv"))
+    }
+
     /// A class whose only files are links it may not read says which and why, not just "no clips".
     func testAClassOfUnreadableLinksSaysWhy() throws {
         let root = try temporaryDirectory(self)

@@ -171,6 +171,10 @@ final class DetectionAnnotationTests: XCTestCase {
         XCTAssertEqual(box.minY, 15, accuracy: 1e-9)
         XCTAssertEqual(box.maxY, 35, accuracy: 1e-9)
         XCTAssertTrue(dataset.images[1].isNegative, "an image without a label file is a negative")
+        // The resource forks of a Finder zip, and hidden folders, are not images.
+        _ = try write("\u{0}\u{5}\u{16}\u{7}", "images/__MACOSX/._one.png", in: folder)
+        _ = try write("\u{0}\u{5}\u{16}\u{7}", "images/.thumbnails/one.png", in: folder)
+        XCTAssertEqual(try DetectionDataset.load(from: folder).images.map(\.name), ["one.png", "two.png"])
     }
 
     func testYOLOProblemsNameTheLine() throws {

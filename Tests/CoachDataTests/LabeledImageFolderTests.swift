@@ -53,6 +53,26 @@ final class LabeledImageFolderTests: XCTestCase {
         }
     }
 
+    /// A zip made by macOS's Finder unpacks elsewhere with `__MACOSX/` beside the data, full of
+    /// `._name` resource forks: neither a class nor a split.
+    func testMacOSArchiveFolderIsNotAClassOrASplit() throws {
+        let root = try temporaryDirectory(self)
+        for path in ["train/ants/a.jpg", "train/bees/b.jpg", "test/ants/c.jpg", "__MACOSX/train/ants/._a.jpg",
+                     "__MACOSX/._train", "train/ants/._a.jpg"] { try touch(path, in: root) }
+        let dataset = try ImageFolderDataset.read(root)
+        XCTAssertEqual(dataset.training.labels, ["ants", "bees"])
+        XCTAssertEqual(dataset.training.images.map(\.url.lastPathComponent), ["a.jpg", "b.jpg"])
+        XCTAssertEqual(dataset.test?.images.map(\.url.lastPathComponent), ["c.jpg"])
+        // Class folders: not a class at the top or inside one, and listed among the ignored.
+        try touch("ants/__MACOSX/._x.jpg", in: root.appendingPathComponent("flat"))
+        try touch("ants/x.jpg", in: root.appendingPathComponent("flat"))
+        try touch("__MACOSX/ants/._x.jpg", in: root.appendingPathComponent("flat"))
+        let flat = try LabeledImageFolder.read(root.appendingPathComponent("flat"))
+        XCTAssertEqual(flat.labels, ["ants"])
+        XCTAssertEqual(flat.images.map(\.url.lastPathComponent), ["x.jpg"])
+        XCTAssertEqual(Set(flat.ignoredFiles.map(\.lastPathComponent)), ["__MACOSX"])
+    }
+
     func testSplitLayoutAndSeparateValidationFolder() throws {
         let root = try temporaryDirectory(self)
         for path in ["train/cone/a.jpg", "train/ball/b.jpg", "validation/cone/c.jpg", "test/ball/d.png"] { try touch(path, in: root) }

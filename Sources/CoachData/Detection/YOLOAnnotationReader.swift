@@ -183,10 +183,8 @@ enum YOLOAnnotationReader {
         guard let enumerator = FileManager.default.enumerator(atPath: folder.path) else { return [] }
         var result: [String] = []
         while let relative = enumerator.nextObject() as? String {
-            let first = relative.split(separator: "/").first.map(String.init) ?? relative
-            if skipping.contains(first) { continue }
-            let last = (relative as NSString).lastPathComponent
-            if last.hasPrefix(".") { continue }
+            let components = relative.split(separator: "/").map(String.init)
+            if skipping.contains(components.first ?? relative) || components.contains(where: DataFiles.isIgnoredName) { continue }
             if extensions.contains((relative as NSString).pathExtension.lowercased()) { result.append(relative) }
         }
         return result.sorted()

@@ -66,7 +66,7 @@ public struct ImageFolderDataset: Equatable, Sendable {
             throw ImageFolderError.invalidDataset(path: root.path, problems: [
                 .unreadableFolder(path: root.path, reason: LabeledImageFolder.describe(error))])
         }
-        let folders = entries.filter { !$0.lastPathComponent.hasPrefix(".") && LabeledImageFolder.isFolder($0) }
+        let folders = entries.filter { !DataFiles.isIgnoredName($0.lastPathComponent) && LabeledImageFolder.isFolder($0) }
         return DataFiles.splitFolders(of: root, folders: folders).map { ($0.train, $0.validation, $0.test) }
     }
 

@@ -56,7 +56,7 @@ public struct LabeledImageFolder: Equatable, Sendable {
         }
         for entry in entries {
             let name = entry.lastPathComponent
-            if name.hasPrefix(".") {
+            if DataFiles.isIgnoredName(name) {
                 ignored.append(entry)
                 continue
             }
@@ -129,7 +129,7 @@ public struct LabeledImageFolder: Equatable, Sendable {
             return
         }
         for entry in entries {
-            if entry.lastPathComponent.hasPrefix(".") {
+            if DataFiles.isIgnoredName(entry.lastPathComponent) {
                 ignored.append(entry)
             } else if DataFiles.isRealFolder(entry) {
                 collectImages(in: entry, classFolder: classFolder, root: root, into: &images, ignored: &ignored, skipped: &skipped,

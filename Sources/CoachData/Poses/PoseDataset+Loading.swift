@@ -50,7 +50,7 @@ extension PoseDataset {
         }
         var classFolders = 0
         for entry in entries {
-            guard isDirectory(entry) else { ignored.append(entry); continue }
+            guard isDirectory(entry), !DataFiles.isIgnoredName(entry.lastPathComponent) else { ignored.append(entry); continue }
             classFolders += 1
             let label = entry.lastPathComponent
             var clipFiles: [URL] = []
