@@ -73,6 +73,27 @@ final class LabeledImageFolderTests: XCTestCase {
         XCTAssertEqual(Set(flat.ignoredFiles.map(\.lastPathComponent)), ["__MACOSX"])
     }
 
+    /// Photos in formats Coach does not read are named where they matter: a class of only those
+    /// says what it held, and the warning counts them by format.
+    func testPhotosInOtherFormatsAreNamed() throws {
+        let root = try temporaryDirectory(self)
+        for path in ["ants/a.jpg", "ants/b.webp", "ants/c.TIFF", "bees/IMG_1.HEIC", "bees/IMG_2.heic", "bees/notes.txt"] {
+            try touch(path, in: root)
+        }
+        XCTAssertThrowsError(try LabeledImageFolder.read(root)) { error in
+            let text = error.localizedDescription
+            XCTAssertTrue(text.contains("class 'bees' has no images it can read (not read: IMG_1.HEIC: HEIC, which Coach does not read; "
+                                        + "IMG_2.heic: HEIC, which Coach does not read)"), text)
+        }
+        try FileManager.default.removeItem(at: root.appendingPathComponent("bees"))
+        try touch("bees/d.png", in: root)
+        let folder = try LabeledImageFolder.read(root)
+        XCTAssertEqual(LabeledImageFolder.unreadPhotosWarning(folder.ignoredFiles),
+                       "2 photos are left out, in formats Coach does not read (TIFF: 1, WebP: 1; e.g. \(root.path)/ants/b.webp): convert them "
+                       + "to JPEG or PNG (HEIC: heif-convert from Debian's libheif-examples; others: ImageMagick's convert)")
+        XCTAssertNil(LabeledImageFolder.unreadPhotosWarning([root.appendingPathComponent("ants/notes.txt")]))
+    }
+
     func testSplitLayoutAndSeparateValidationFolder() throws {
         let root = try temporaryDirectory(self)
         for path in ["train/cone/a.jpg", "train/ball/b.jpg", "validation/cone/c.jpg", "test/ball/d.png"] { try touch(path, in: root) }

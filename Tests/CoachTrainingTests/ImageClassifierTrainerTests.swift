@@ -137,6 +137,7 @@ final class ImageClassifierTrainerTests: XCTestCase {
         let notAnImage = directory.appendingPathComponent("blue/notes.txt")
         try Data("hello".utf8).write(to: notAnImage)
         try Data().write(to: directory.appendingPathComponent("blue/.DS_Store"))
+        try Data([0, 0, 0, 24]).write(to: directory.appendingPathComponent("blue/IMG_0001.HEIC"))
         var warnings: [String] = [], notes: [String] = []
         let trainer = try ImageClassifierTrainer(configuration: ImageClassifierTrainingConfiguration(), backbone: backbone,
                                                  featureCache: nil, observer: { event in
@@ -148,7 +149,9 @@ final class ImageClassifierTrainerTests: XCTestCase {
         XCTAssertTrue(result.report.skippedFiles[0].contains(corrupt.path), result.report.skippedFiles[0])
         XCTAssertTrue(warnings.contains { $0.contains("skipped") && $0.contains(corrupt.path) }, "\(warnings)")
         XCTAssertTrue(warnings.contains { $0.contains("fewer than 10") && $0.contains("blue") }, "\(warnings)")
-        XCTAssertEqual(Set(result.report.ignoredFiles.map { URL(fileURLWithPath: $0).lastPathComponent }), ["notes.txt", ".DS_Store"])
+        XCTAssertEqual(Set(result.report.ignoredFiles.map { URL(fileURLWithPath: $0).lastPathComponent }), ["notes.txt", ".DS_Store", "IMG_0001.HEIC"])
+        XCTAssertTrue(warnings.contains { $0.hasPrefix("1 photo is left out, in formats Coach does not read (HEIC: 1; e.g. \(directory.path)/blue/IMG_0001.HEIC)") },
+                      "\(warnings)")
         XCTAssertTrue(notes.contains { $0.contains("notes.txt") })
         XCTAssertEqual(result.report.trainingCounts.values.reduce(0, +) + result.report.validationCounts.values.reduce(0, +), 18)
         // The broken file's row leaves the features and the rows after it move up with their labels:

@@ -92,6 +92,32 @@ public struct LabeledImageFolder: Equatable, Sendable {
         self.ignoredFiles = ignoredFiles
     }
 
+    /// The name of the photo format `url`'s extension says it holds, when it is one Coach does not
+    /// read (HEIC, an iPhone's default, WebP, GIF, BMP, TIFF, AVIF), else nil: such a file was
+    /// most likely meant as data, so it is named in warnings, not only listed as ignored.
+    public static func unreadPhotoFormat(_ url: URL) -> String? {
+        switch url.pathExtension.lowercased() {
+        case "heic", "heif", "hif": return "HEIC"
+        case "webp": return "WebP"
+        case "gif": return "GIF"
+        case "bmp": return "BMP"
+        case "tif", "tiff": return "TIFF"
+        case "avif": return "AVIF"
+        default: return nil
+        }
+    }
+
+    /// What to tell people about `files` (of `unreadPhotoFormat`), or nil when there are none:
+    /// how many of each format, an example, and how to convert them.
+    public static func unreadPhotosWarning(_ files: [URL]) -> String? {
+        let formats = files.compactMap(unreadPhotoFormat)
+        guard !formats.isEmpty, let example = files.first(where: { unreadPhotoFormat($0) != nil }) else { return nil }
+        let counts = Dictionary(grouping: formats, by: { $0 }).map { ($0.key, $0.value.count) }.sorted { $0.0 < $1.0 }
+        return "\(formats.count) photo\(formats.count == 1 ? " is" : "s are") left out, in formats Coach does not read ("
+            + counts.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + "; e.g. \(example.path)): convert "
+            + (formats.count == 1 ? "it" : "them") + " to JPEG or PNG (HEIC: heif-convert from Debian's libheif-examples; others: ImageMagick's convert)"
+    }
+
     /// Whether `url` names a file Coach reads as an image (by extension).
     public static func isImageFile(_ url: URL) -> Bool {
         imageExtensions.contains(url.pathExtension.lowercased())
@@ -135,6 +161,7 @@ public struct LabeledImageFolder: Equatable, Sendable {
                 collectImages(in: entry, classFolder: classFolder, root: root, into: &images, ignored: &ignored, skipped: &skipped,
                               problems: &problems)
             } else if !isImageFile(entry) {
+                if let format = unreadPhotoFormat(entry) { skipped.append((entry, "\(format), which Coach does not read")) }
                 ignored.append(entry)
             } else if let reason = DataFiles.skipReason(entry, inClassFolder: classFolder, datasetRoot: root) {
                 skipped.append((entry, reason))

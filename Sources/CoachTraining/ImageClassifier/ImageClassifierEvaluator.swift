@@ -49,6 +49,8 @@ public enum ImageClassifierEvaluator {
                                            phase: "extracting features", observer: observer, communicator: communicator)
         skipped += extracted.failures.map(\.message)
         for message in skipped { observer?(.warning("skipped: \(message)")) }
+        // Photos the folder holds in other formats are not scored either: say so, the accuracy is of the rest.
+        if let warning = LabeledImageFolder.unreadPhotosWarning(folder.ignoredFiles) { observer?(.warning(warning)) }
         guard !extracted.rowImages.isEmpty else { throw ImageClassifierTrainingError.noUsableImages(path: folder.root.path) }
         folder.images = extracted.rowImages.map { files[$0] }
         let logits = model.head.logits(features: extracted.tensor(rows: Array(extracted.rowImages.indices)))

@@ -112,6 +112,10 @@ public struct ImageClassifierTrainer {
             emit(.note("ignored \(ignored.count) hidden or non-image file\(ignored.count == 1 ? "" : "s"): "
                        + ignored.prefix(10).joined(separator: ", ") + (ignored.count > 10 ? ", …" : "")))
         }
+        if let warning = LabeledImageFolder.unreadPhotosWarning(ignored.map { URL(fileURLWithPath: $0) }) {
+            warnings.append(warning)
+            emit(.warning(warning))
+        }
         let duplicates = Self.duplicates(training: training, others: validation + test)
         if !duplicates.isEmpty {
             let warning = "\(duplicates.count) image\(duplicates.count == 1 ? " is" : "s are") byte-for-byte identical between training and validation/test data, which inflates the measured accuracy: "
