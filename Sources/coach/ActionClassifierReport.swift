@@ -1,3 +1,4 @@
+import CoachData
 import CoachTraining
 import Foundation
 
@@ -10,7 +11,7 @@ enum ActionClassifierReport {
         Console.note("dataset: \(summary.clipCount) clip\(summary.clipCount == 1 ? "" : "s"), \(summary.exampleCount) labeled segment\(summary.exampleCount == 1 ? "" : "s"), \(summary.windowsPerIteration) training windows per iteration")
         Console.note("joints: \(summary.jointSet == "body18" || summary.jointSet == "hand21" ? summary.jointSet : "custom") (\(joints): \(summary.jointNames.joined(separator: ", ")))\(summary.hasDepth ? " with z" : "")")
         Console.note("window: \(summary.windowLength) frames at \(format(summary.frameRate)) fps (\(String(format: "%.2f", seconds)) s)")
-        let width = max(5, summary.classes.map(\.label.count).max() ?? 5)
+        let width = max(5, summary.classes.map(\.label.terminalWidth).max() ?? 5)
         Console.note("  " + MetricsTable.pad("class", width, left: false) + "  segments  windows  padded  seconds")
         for entry in summary.classes {
             let marker = entry.label == summary.backgroundLabel ? "  (background)" : ""

@@ -49,9 +49,9 @@ enum ImageClassifierTaskCommands: TaskCommandHandler {
                     reports.append(PredictionReport(image: input, predictions: predictions))
                 } else {
                     Console.print(input)
-                    let width = predictions.map(\.label.count).max() ?? 0
+                    let width = predictions.map(\.label.terminalWidth).max() ?? 0
                     for prediction in predictions {
-                        Console.print("  " + prediction.label.padding(toLength: width, withPad: " ", startingAt: 0)
+                        Console.print("  " + prediction.label.padded(toWidth: width)
                                       + "  " + Console.percent(prediction.confidence))
                     }
                 }

@@ -54,17 +54,17 @@ extension ImageDatasetReport {
 
     /// Lines describing the classes and counts, for people.
     public var summaryLines: [String] {
-        let width = max(5, labels.map(\.count).max() ?? 5)
+        let width = max(5, labels.map(\.terminalWidth).max() ?? 5)
         var lines = ["classes: \(labels.count)"]
         let hasTest = !testCounts.isEmpty
-        lines.append("  " + "class".padding(toLength: width, withPad: " ", startingAt: 0) + "  training  validation" + (hasTest ? "  test" : ""))
+        lines.append("  " + "class".padded(toWidth: width) + "  training  validation" + (hasTest ? "  test" : ""))
         for label in labels {
-            var line = "  " + label.padding(toLength: width, withPad: " ", startingAt: 0)
+            var line = "  " + label.padded(toWidth: width)
             line += "  " + pad(trainingCounts[label] ?? 0, 8) + "  " + pad(validationCounts[label] ?? 0, 10)
             if hasTest { line += "  " + pad(testCounts[label] ?? 0, 4) }
             lines.append(line)
         }
-        let totals = "  " + "total".padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+        let totals = "  " + "total".padded(toWidth: width) + "  "
             + pad(trainingCounts.values.reduce(0, +), 8) + "  " + pad(validationCounts.values.reduce(0, +), 10)
             + (hasTest ? "  " + pad(testCounts.values.reduce(0, +), 4) : "")
         lines.append(totals)

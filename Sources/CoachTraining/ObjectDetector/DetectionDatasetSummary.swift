@@ -64,10 +64,10 @@ public struct DetectionDatasetSummary: Codable, Equatable, Sendable {
     /// Text lines for people.
     public var lines: [String] {
         var result = ["\(source) (\(format)): \(imageCount) images, \(objectCount) boxes, \(negativeImageCount) negative image\(negativeImageCount == 1 ? "" : "s")"]
-        let width = max(5, labels.map(\.label.count).max() ?? 5)
-        result.append("  " + "label".padding(toLength: width, withPad: " ", startingAt: 0) + "  boxes  images  median size (of image)")
+        let width = max(5, labels.map(\.label.terminalWidth).max() ?? 5)
+        result.append("  " + "label".padded(toWidth: width) + "  boxes  images  median size (of image)")
         for l in labels {
-            result.append("  " + l.label.padding(toLength: width, withPad: " ", startingAt: 0)
+            result.append("  " + l.label.padded(toWidth: width)
                           + String(format: "  %5d  %6d  %.0f%% × %.0f%%", l.count, l.imageCount,
                                    l.medianRelativeWidth * 100, l.medianRelativeHeight * 100))
         }

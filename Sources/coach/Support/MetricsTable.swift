@@ -1,13 +1,11 @@
+import CoachData
 import CoachTraining
 
 /// Text tables for evaluation results.
 enum MetricsTable {
-    /// Pads `text` on the left (numbers) or right (labels) to `width`.
+    /// Pads `text` on the left (numbers) or right (labels) to `width` terminal columns.
     static func pad(_ text: String, _ width: Int, left: Bool = true) -> String {
-        let n = text.count
-        if n >= width { return text }
-        let fill = String(repeating: " ", count: width - n)
-        return left ? fill + text : text + fill
+        text.padded(toWidth: width, left: left)
     }
 
     /// Accuracy, the per-class table and the confusion matrix (rows true, columns predicted).
@@ -15,7 +13,7 @@ enum MetricsTable {
         var lines: [String] = []
         lines.append("accuracy: \(Console.percent(m.accuracy)) (\(m.count) examples) · balanced accuracy \(Console.percent(m.balancedAccuracy)) · macro F1 \(String(format: "%.3f", m.macroF1))")
         lines.append("")
-        let labelWidth = max(5, m.classes.map(\.count).max() ?? 5)
+        let labelWidth = max(5, m.classes.map(\.terminalWidth).max() ?? 5)
         lines.append(pad("class", labelWidth, left: false) + "  precision  recall     f1  support")
         for c in m.perClass {
             lines.append(pad(c.label, labelWidth, left: false) + "  "
@@ -30,9 +28,9 @@ enum MetricsTable {
     /// A confusion matrix with class names on both axes (rows true, columns predicted).
     static func confusionMatrix(classes: [String], counts: [[Int]], rowClasses: [String]? = nil) -> String {
         let rows = rowClasses ?? classes
-        let rowWidth = max("true \\ predicted".count, rows.map(\.count).max() ?? 0)
+        let rowWidth = max("true \\ predicted".count, rows.map(\.terminalWidth).max() ?? 0)
         let widths = classes.enumerated().map { j, name in
-            max(name.count, counts.map { $0.indices.contains(j) ? "\($0[j])".count : 1 }.max() ?? 1)
+            max(name.terminalWidth, counts.map { $0.indices.contains(j) ? "\($0[j])".count : 1 }.max() ?? 1)
         }
         var lines = ["confusion matrix (rows: true class, columns: predicted class)"]
         lines.append(pad("true \\ predicted", rowWidth, left: false) + "  "
