@@ -21,6 +21,10 @@ struct EvaluateCommand: ParsableCommand, JobCommand {
         and 0.50:0.95. --json prints one JSON object instead (task, accuracy, classes,
         confusionMatrix, perClass, … for classifiers).
 
+        --mistakes FILE.jpg (image classifiers) draws the images predicted wrong on one
+        picture, the most confident mistakes first (often mislabelled photos), each
+        captioned with its folder's label and the prediction; their paths are listed too.
+
         Under mpirun (Open MPI) the ranks share the images' backbone work for image
         classifiers and detectors, with the metrics of one process; pose models are
         scored on rank 0.
@@ -29,6 +33,7 @@ struct EvaluateCommand: ParsableCommand, JobCommand {
           coach evaluate models/throws.h5 \\
                 --annotations datasets/throws/test/annotations.csv
           coach evaluate models/fruit.h5 --data photos/test --json
+          coach evaluate models/fruit.h5 --data photos/test --mistakes mistakes.jpg
           mpirun -np 4 coach evaluate models/fruit.h5 --data photos/test
         """)
 
@@ -74,6 +79,12 @@ struct EvaluationDataOptions: ParsableArguments {
 
     @OptionGroup var media: PoseMediaOptions
 
+    @Option(help: "Draw the images predicted wrong on this .jpg or .png picture, most confident first (image classifiers).")
+    var mistakes: String?
+
+    @Flag(help: "Let --mistakes replace an existing file (never the model).")
+    var overwrite = false
+
     func validate() throws {
         try IncompleteSampleSet.check(data, option: "--data")
         try IncompleteSampleSet.check(annotations, option: "--annotations")
@@ -85,6 +96,7 @@ struct EvaluationDataOptions: ParsableArguments {
         if frameRate != nil { given.insert(.frameRate) }
         if keypointOrigin != nil { given.insert(.keypointOrigin) }
         if media.mirrored { given.insert(.mirrored) }
+        if mistakes != nil { given.insert(.mistakes) }
         return given
     }
 }
@@ -230,6 +242,7 @@ enum TaskOption: String, CaseIterable {
     case frameRate = "--frame-rate"
     case keypointOrigin = "--keypoint-origin"
     case mirrored = "--mirrored"
+    case mistakes = "--mistakes"
 }
 
 /// The registry of task handlers (one file per task adds itself here).

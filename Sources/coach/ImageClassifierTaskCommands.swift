@@ -8,7 +8,7 @@ import Foundation
 /// `coach evaluate` and `coach predict` for image classifiers.
 enum ImageClassifierTaskCommands: TaskCommandHandler {
     static let predictOptions: Set<TaskOption> = [.top]
-    static let evaluateOptions: Set<TaskOption> = []
+    static let evaluateOptions: Set<TaskOption> = [.mistakes]
 
     static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool, job: Communicator) throws {
         guard let folder = data.data else {
@@ -17,6 +17,15 @@ enum ImageClassifierTaskCommands: TaskCommandHandler {
         if !DataFiles.isRealFolder(URL(fileURLWithPath: folder)) && !DataFiles.isRealFolder(URL(fileURLWithPath: folder).resolvingSymlinksInPath()) {
             let what = DataFiles.problem(with: URL(fileURLWithPath: folder)) ?? "it is a file"
             throw CLIError("--data \(folder): \(what); \(modelPath) is an image classifier, which evaluates on a folder with a subfolder of images per label")
+        }
+        if let mistakes = data.mistakes {
+            try OutputGuard.checkFileOutput(mistakes, option: "--mistakes", inputs: [modelPath], overwrite: data.overwrite)
+            if OutputGuard.resolved(mistakes).hasPrefix(OutputGuard.resolved(folder) + "/") {
+                throw ValidationError("--mistakes \(mistakes) is inside the evaluated folder \(folder), where it would become one of its images: choose another path")
+            }
+            guard PictureFormat(path: mistakes) != nil else {
+                throw ValidationError("--mistakes must name a .jpg or .png picture (got '\(mistakes)'): the format follows the name")
+            }
         }
         let model = try ImageClassifierModel.read(from: URL(fileURLWithPath: modelPath))
         let backbone = try loadBackbone(nil)
@@ -29,6 +38,33 @@ enum ImageClassifierTaskCommands: TaskCommandHandler {
         } else {
             Console.print("\(modelPath) on \(folder):")
             Console.print(MetricsTable.render(evaluation.metrics))
+        }
+        if let path = data.mistakes, job.isRoot { try drawMistakes(evaluation.mistakes, to: path) }
+    }
+
+    /// The most mistakes one picture shows (rows of `mistakeColumns`).
+    static let mistakesShown = 48, mistakeColumns = 6
+
+    /// Draws up to `mistakesShown` mistakes, most confident first, as square tiles captioned
+    /// "<label> as <prediction> <confidence>", and lists their paths (all on stderr).
+    static func drawMistakes(_ mistakes: [ImageEvaluationPrediction], to path: String) throws {
+        guard !mistakes.isEmpty else {
+            Console.note("no image was predicted wrong: nothing to draw, \(path) not written")
+            return
+        }
+        let shown = Array(mistakes.prefix(mistakesShown)), tile = 192
+        let characters = (tile - 4) / (BitmapFont.glyphWidth + BitmapFont.spacing)
+        var frames: [(image: RGBImage, label: String)] = []
+        for mistake in shown {
+            let caption = "\(mistake.truth) as \(mistake.predicted) \(Console.percent(mistake.confidence))"
+            let image = try ImageDecoder.decode(contentsOf: mistake.file, options: ImageDecodingOptions(minimumShortSide: tile)).image
+            frames.append((try image.resizedAndCenterCropped(shortSide: tile, cropWidth: tile, cropHeight: tile).rgbImage(),
+                           caption.count > characters ? String(caption.prefix(characters - 1)) + "~" : caption))
+        }
+        try ContactSheet.make(frames, columns: mistakeColumns, tileWidth: tile).write(to: URL(fileURLWithPath: path))
+        Console.note("drew \(shown.count) of \(mistakes.count) mistake\(mistakes.count == 1 ? "" : "s") on \(path), most confident first:")
+        for (index, mistake) in shown.enumerated() {
+            Console.note("  \(index + 1). \(mistake.file.path): \(mistake.truth), predicted \(mistake.predicted) (\(Console.percent(mistake.confidence)))")
         }
     }
 

@@ -49,6 +49,40 @@ final class ImageClassifierCommandTests: XCTestCase {
         let text = try run(["evaluate", model, "--data", data.appendingPathComponent("test").path], environment: environment)
         XCTAssertTrue(text.standardOutput.contains("true \\ predicted  ball  bean_bag  cone  disc"), text.standardOutput)
 
+        // --mistakes draws the images predicted wrong: here 3 cones and 2 discs filed under the wrong labels.
+        let swapped = directory.appendingPathComponent("swapped")
+        var misfiled: [String] = []
+        for (from, to, count) in [("cone", "ball", 3), ("disc", "cone", 2)] {
+            try FileManager.default.createDirectory(at: swapped.appendingPathComponent(to), withIntermediateDirectories: true)
+            for index in 0..<count {
+                let name = String(format: "\(from)-%04d.jpg", index), target = swapped.appendingPathComponent("\(to)/\(name)")
+                try FileManager.default.copyItem(at: data.appendingPathComponent("test/\(from)/\(name)"), to: target)
+                misfiled.append(target.path)
+            }
+        }
+        let sheet = directory.appendingPathComponent("mistakes.png")
+        let drawn = try run(["evaluate", model, "--data", swapped.path, "--mistakes", sheet.path, "--json"], environment: environment)
+        XCTAssertEqual(drawn.exitCode, 0, drawn.standardError)
+        XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(drawn.standardOutput.utf8)), "stdout stays one JSON object")
+        XCTAssertTrue(drawn.standardError.contains("drew 5 of 5 mistakes on \(sheet.path), most confident first:"), drawn.standardError)
+        for path in misfiled { XCTAssertTrue(drawn.standardError.contains(path), "\(path) not listed:\n\(drawn.standardError)") }
+        XCTAssertTrue(drawn.standardError.contains("/swapped/ball/cone-0000.jpg: ball, predicted cone ("), drawn.standardError)
+        let picture = try ImageDecoder.decode(contentsOf: sheet).image
+        XCTAssertEqual([picture.width, picture.height], [5 * 192 + 6 * 4, 192 + 2 * 4], "five square tiles in one row")
+        // It never lands in the data, never replaces a file unasked, and names a picture format.
+        let refusals = [(["--mistakes", swapped.appendingPathComponent("ball/sheet.png").path], "inside the evaluated folder"),
+                        (["--mistakes", sheet.path], "exists: choose another path, or pass --overwrite"),
+                        (["--mistakes", directory.appendingPathComponent("m.gif").path], "must name a .jpg or .png picture")]
+        for (arguments, fragment) in refusals {
+            let refused = try run(["evaluate", model, "--data", swapped.path] + arguments, environment: environment)
+            XCTAssertNotEqual(refused.exitCode, 0)
+            XCTAssertTrue(refused.standardError.contains(fragment), "'\(fragment)' missing from:\n\(refused.standardError)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: swapped.appendingPathComponent("ball/sheet.png").path))
+        let none = try run(["evaluate", model, "--data", data.appendingPathComponent("test").path, "--mistakes", sheet.path, "--overwrite"],
+                           environment: environment)
+        XCTAssertTrue(none.standardError.contains("no image was predicted wrong") || none.standardError.contains("drew "), none.standardError)
+
         let cone = data.appendingPathComponent("test/cone/cone-0000.jpg").path
         let predicted = try run(["predict", model, cone, "--top", "2", "--json"], environment: environment)
         XCTAssertEqual(predicted.exitCode, 0, predicted.standardError)

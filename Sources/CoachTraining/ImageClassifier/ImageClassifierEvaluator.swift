@@ -10,6 +10,26 @@ public struct ImageClassifierEvaluation {
     public var skippedFiles: [String]
     /// Hidden and non-image files that were ignored.
     public var ignoredFiles: [String]
+    /// Every scored image's prediction, in the folder's order.
+    public var predictions: [ImageEvaluationPrediction] = []
+
+    /// The images predicted wrong, most confident first (confidently wrong ones are often
+    /// mislabelled: worth a look first), ties in folder order.
+    public var mistakes: [ImageEvaluationPrediction] {
+        predictions.enumerated().filter { !$0.element.isCorrect }
+            .sorted { $0.element.confidence != $1.element.confidence ? $0.element.confidence > $1.element.confidence : $0.offset < $1.offset }
+            .map(\.element)
+    }
+}
+
+/// One evaluated image: its file, its folder's label, the predicted label and its probability.
+public struct ImageEvaluationPrediction: Equatable, Sendable {
+    public var file: URL
+    public var truth: String
+    public var predicted: String
+    public var confidence: Double
+
+    public var isCorrect: Bool { truth == predicted }
 }
 
 /// Evaluates a trained image classifier on a FORMATS §1 folder.
@@ -55,9 +75,16 @@ public enum ImageClassifierEvaluator {
         folder.images = extracted.rowImages.map { files[$0] }
         let logits = model.head.logits(features: extracted.tensor(rows: Array(extracted.rowImages.indices)))
         let labelIndex = Dictionary(uniqueKeysWithValues: model.labels.enumerated().map { ($1, $0) })
+        let predicted = logits.argmax(axis: 1)
         let metrics = ClassificationMetrics(task: ModelTask.imageClassifier.rawValue, classes: model.labels,
                                             truth: folder.images.map { labelIndex[$0.label]! },
-                                            predictions: logits.argmax(axis: 1))
-        return ImageClassifierEvaluation(metrics: metrics, skippedFiles: skipped, ignoredFiles: folder.ignoredFiles.map(\.path))
+                                            predictions: predicted)
+        let probabilities = logits.softmax(axis: -1), classes = model.labels.count
+        let predictions = folder.images.enumerated().map { row, file in
+            ImageEvaluationPrediction(file: file.url, truth: file.label, predicted: model.labels[predicted[row]],
+                                      confidence: Double(probabilities.scalars[row * classes + predicted[row]]))
+        }
+        return ImageClassifierEvaluation(metrics: metrics, skippedFiles: skipped, ignoredFiles: folder.ignoredFiles.map(\.path),
+                                         predictions: predictions)
     }
 }
