@@ -21,9 +21,10 @@ struct EvaluateCommand: ParsableCommand, JobCommand {
         and 0.50:0.95. --json prints one JSON object instead (task, accuracy, classes,
         confusionMatrix, perClass, … for classifiers).
 
-        --mistakes FILE.jpg (image classifiers) draws the images predicted wrong on one
-        picture, the most confident mistakes first (often mislabelled photos), each
-        captioned with its folder's label and the prediction; their paths are listed too.
+        --mistakes FILE.jpg (image classifiers) draws the images predicted wrong on
+        one picture, the most confident mistakes first (often mislabelled photos),
+        each captioned with its folder's label and the prediction, and lists their
+        paths.
 
         Under mpirun (Open MPI) the ranks share the images' backbone work for image
         classifiers and detectors, with the metrics of one process; pose models are
