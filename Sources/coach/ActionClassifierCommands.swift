@@ -66,7 +66,30 @@ enum ActionClassifierCommands: TaskCommandHandler {
         if evaluation.paddedExampleCount > 0 {
             Console.print("padded: \(evaluation.paddedExampleCount) of \(evaluation.metrics.count) segments are shorter than the window and were padded with zero poses")
         }
+        printMistakes(evaluation.predictions)
     }
+
+    /// The segments predicted wrong, most confident first (confidently wrong ones are the first
+    /// to look at: a mislabelled clip, or an action the model has learnt as another), at most
+    /// `mistakesListed` of them.
+    static func printMistakes(_ predictions: [ActionClassifierEvaluation.ExamplePrediction]) {
+        let wrong = predictions.enumerated().filter { $0.element.label != $0.element.predictedLabel }
+            .sorted { $0.element.confidence != $1.element.confidence ? $0.element.confidence > $1.element.confidence : $0.offset < $1.offset }
+            .map(\.element)
+        guard !wrong.isEmpty else { return }
+        let shown = wrong.prefix(mistakesListed)
+        Console.print("")
+        Console.print("segments predicted wrong, most confident first (\(shown.count) of \(wrong.count)"
+                      + (wrong.count > shown.count ? "; --json lists every segment" : "") + "):")
+        for mistake in shown {
+            Console.print("  \(mistake.source) \(String(format: "%.2f–%.2f", mistake.start, mistake.end)) s: \(mistake.label), predicted "
+                          + "\(mistake.predictedLabel) (\(Console.percent(mistake.confidence))); \(mistake.correctWindowCount) of "
+                          + "\(mistake.windowCount) window\(mistake.windowCount == 1 ? "" : "s") right")
+        }
+    }
+
+    /// The most wrong segments `evaluate` lists.
+    static let mistakesListed = 10
 
     /// Warns when `sequences` look upside down next to the model's training data (their joints'
     /// mean heights anti-correlate with the training profile), as a wrong keypoint origin makes them.

@@ -191,6 +191,19 @@ final class ActionClassifierCommandTests: XCTestCase {
         XCTAssertEqual(flipped.exitCode, 0, flipped.standardError)
         XCTAssertTrue(flipped.standardError.contains("warning: these poses look upside down"), flipped.standardError)
         XCTAssertTrue(flipped.standardError.contains("trained on bottom-left keypoints"), flipped.standardError)
+        // Upside down, many segments go wrong, and the most confident of them are listed with their clips.
+        let listing = try XCTUnwrap(flipped.standardOutput.components(separatedBy: "segments predicted wrong, most confident first (").last,
+                                    flipped.standardOutput)
+        let listed = listing.split(separator: "\n").dropFirst().filter { $0.hasPrefix("  ") }
+        XCTAssertFalse(listed.isEmpty, flipped.standardOutput)
+        XCTAssertLessThanOrEqual(listed.count, 10)
+        for line in listed {
+            XCTAssertTrue(line.contains(data.path) && line.contains(", predicted ")
+                          && (line.contains(" windows right") || line.contains(" window right")), String(line))
+        }
+        let percents = listed.compactMap { line in line.split(separator: "(").last?.split(separator: "%").first.flatMap { Double($0) } }
+        XCTAssertEqual(percents.count, listed.count)
+        XCTAssertEqual(percents, percents.sorted(by: >), "most confident first")
     }
 
     func testTrainEvaluateAndPredict() throws {
