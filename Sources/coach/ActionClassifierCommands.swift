@@ -66,16 +66,11 @@ enum ActionClassifierCommands: TaskCommandHandler {
         if evaluation.paddedExampleCount > 0 {
             Console.print("padded: \(evaluation.paddedExampleCount) of \(evaluation.metrics.count) segments are shorter than the window and were padded with zero poses")
         }
-        printMistakes(evaluation.predictions)
+        printMistakes(evaluation.mistakes)
     }
 
-    /// The segments predicted wrong, most confident first (confidently wrong ones are the first
-    /// to look at: a mislabelled clip, or an action the model has learnt as another), at most
-    /// `mistakesListed` of them.
-    static func printMistakes(_ predictions: [ActionClassifierEvaluation.ExamplePrediction]) {
-        let wrong = predictions.enumerated().filter { $0.element.label != $0.element.predictedLabel }
-            .sorted { $0.element.confidence != $1.element.confidence ? $0.element.confidence > $1.element.confidence : $0.offset < $1.offset }
-            .map(\.element)
+    /// The segments predicted wrong (most confident first), at most `mistakesListed` of them.
+    static func printMistakes(_ wrong: [ActionClassifierEvaluation.ExamplePrediction]) {
         guard !wrong.isEmpty else { return }
         let shown = wrong.prefix(mistakesListed)
         Console.print("")

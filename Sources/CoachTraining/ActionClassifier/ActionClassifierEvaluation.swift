@@ -41,6 +41,12 @@ public struct ActionClassifierEvaluation: Encodable, Sendable {
     /// Each segment's prediction, in example order.
     public var predictions: [ExamplePrediction]
 
+    /// The segments predicted wrong, most confident first (a confidently wrong segment is the first
+    /// to look at: a mislabelled clip, or an action the model has learnt as another).
+    public var mistakes: [ExamplePrediction] {
+        mostConfidentFirst(predictions.filter { $0.label != $0.predictedLabel }, confidence: \.confidence)
+    }
+
     /// How a segment's windows combine into its prediction.
     ///
     /// The mean log probability is the default: each window is evidence, and a class that some

@@ -16,10 +16,16 @@ public struct ImageClassifierEvaluation {
     /// The images predicted wrong, most confident first (confidently wrong ones are often
     /// mislabelled: worth a look first), ties in folder order.
     public var mistakes: [ImageEvaluationPrediction] {
-        predictions.enumerated().filter { !$0.element.isCorrect }
-            .sorted { $0.element.confidence != $1.element.confidence ? $0.element.confidence > $1.element.confidence : $0.offset < $1.offset }
-            .map(\.element)
+        mostConfidentFirst(predictions.filter { !$0.isCorrect }, confidence: \.confidence)
     }
+}
+
+/// `items` from the highest `confidence` to the lowest, ties in their order.
+func mostConfidentFirst<Item>(_ items: [Item], confidence: (Item) -> Double) -> [Item] {
+    items.enumerated().sorted { a, b in
+        let (x, y) = (confidence(a.element), confidence(b.element))
+        return x != y ? x > y : a.offset < b.offset
+    }.map(\.element)
 }
 
 /// One evaluated image: its file, its folder's label, the predicted label and its probability.
