@@ -187,7 +187,7 @@ demo: build
 	@$(COACH) predict models/sports-gear.h5 $(GENERATED)/sports-gear/test/cone/cone-0000.jpg --top 2
 	@echo "==> action classifier: training the throw classifier on $(GENERATED)/throws/train (body18 poses)"
 	@$(COACH) train action-classifier --annotations $(GENERATED)/throws/train/annotations.csv \
-	    --output models/throws.h5 --augment flip,interpolate --seed 1
+	    --output models/throws.h5 --seed 1
 	@echo "==> action classifier: evaluating on the held-out throwers in $(GENERATED)/throws/test"
 	@$(COACH) evaluate models/throws.h5 --annotations $(GENERATED)/throws/test/annotations.csv
 	@$(COACH) predict models/throws.h5 $(GENERATED)/throws/test/clip-0002.csv --top 2

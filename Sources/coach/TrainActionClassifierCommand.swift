@@ -78,7 +78,7 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
 
         Examples:
           coach train action-classifier --annotations throws/annotations.csv \\
-              --output throws.h5 --augment flip,interpolate
+              --output throws.h5 --seed 1
           coach train action-classifier --data natops/train --output natops.h5
           coach train action-classifier --data gym/monday --output gym.h5 \\
               --validation-data gym/tuesday-new-people
