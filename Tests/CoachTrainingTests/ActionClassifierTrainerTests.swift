@@ -431,6 +431,8 @@ final class ActionClassifierTrainerTests: XCTestCase {
         XCTAssertTrue(progress.allSatisfy { $0.phase == "training windows, 2 members side by side" }, "\(progress)")
         XCTAssertEqual(progress.last?.completed, 2 * 27 * 2 * 3, "both members' 27 training clips × 2 windows × 3 iterations")
         XCTAssertEqual(progress.last?.total, progress.last?.completed)
+        XCTAssertEqual(Set(progress.map(\.total)), [2 * 27 * 2 * 3],
+                       "the total counts both members from the first report, before the second has reported")
         XCTAssertEqual(progress.map(\.completed), progress.map(\.completed).sorted())
         XCTAssertTrue(notes.contains("ensemble: 2 members (seeds 1, 1001), 2 at a time side by side, one core each"), "\(notes)")
         for member in 1...2 {

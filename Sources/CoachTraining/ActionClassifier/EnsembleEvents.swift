@@ -2,8 +2,9 @@ import Foundation
 
 /// Relays the events of ensemble members training side by side to one observer, one event at a
 /// time: each member's notes and warnings named by it ("member 2: …"), its iterations marked with
-/// it, and the members' window progress summed into one phase. `shouldContinue` is asked one
-/// member at a time too, and stops the others when one fails.
+/// it, and the members' window progress summed into one phase (a member yet to report counted as
+/// many windows as the others). `shouldContinue` is asked one member at a time too, and stops the
+/// others when one fails.
 final class EnsembleEvents: @unchecked Sendable {
     private let lock = NSLock()
     private let target: TrainingObserver?
@@ -48,7 +49,10 @@ final class EnsembleEvents: @unchecked Sendable {
         case let .progress(_, completed, total, _, _):
             progress[index] = (completed, total)
             let reported = progress.compactMap { $0 }
-            let done = reported.reduce(0) { $0 + $1.completed }, total = reported.reduce(0) { $0 + $1.total }
+            let done = reported.reduce(0) { $0 + $1.completed }
+            // Members that have not reported yet will pass over as many windows as those that
+            // have: without them the total would jump when they start, and the ETA with it.
+            let total = reported.reduce(0) { $0 + $1.total } * members / reported.count
             let finished = reported.count == members && done == total
             let now = ProgressMeter.now()
             if !finished && now - lastEmit < 0.5 { return }
