@@ -121,7 +121,10 @@ enum Console {
             switch event {
             case let .progress(phase, completed, total, rate, remaining):
                 if quiet { return }
-                let eta = remaining.map { " · ETA \(duration($0))" } ?? ""
+                // No ETA from the first second or two: a phase's first items carry its start-up
+                // (an ensemble's first batch once showed 7m 53s for a run of 2m 40s).
+                let running = rate > 0 ? Double(completed) / rate : 0
+                let eta = running >= 2 ? remaining.map { " · ETA \(duration($0))" } ?? "" : ""
                 if completed < total {
                     progress("\(phase): \(completed)/\(total) · \(String(format: "%.1f", rate))/s\(eta)", phase: phase)
                 } else {
