@@ -31,6 +31,26 @@ final class VideoEncoderTests: XCTestCase {
         XCTAssertEqual(Int(outside.green), 120, accuracy: 12)
     }
 
+    /// A second video to the same path replaces the first (as `--draw … --overwrite` asks); the
+    /// old one stays whole until the new one is finished.
+    func testAFinishedVideoReplacesAnEarlierOne() throws {
+        let directory = try temporaryDirectory(self)
+        let url = directory.appendingPathComponent("analyzed.mp4")
+        for (frames, color) in [(12, RGBColor.white), (20, RGBColor(red: 200, green: 20, blue: 20))] {
+            let encoder = try VideoEncoder(writingTo: url, width: 64, height: 64, frameRate: 30)
+            for _ in 0..<frames { try encoder.append(RGBImage(width: 64, height: 64, color: color)) }
+            if FileManager.default.fileExists(atPath: url.path) {
+                XCTAssertEqual(try VideoDecoder.frames(of: url).count, 12, "the earlier video, whole, until the new one is finished")
+            }
+            try encoder.finish()
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["analyzed.mp4"])
+        let frames = try VideoDecoder.frames(of: url)
+        XCTAssertEqual(frames.count, 20, "the second video")
+        XCTAssertGreaterThan(Int(frames[5].image[32, 32].red), 150)
+        XCTAssertLessThan(Int(frames[5].image[32, 32].green), 80)
+    }
+
     /// The partial file of a writer that was killed is removed by the next write to that path;
     /// a partial of a process that still runs (this one) is left alone.
     func testPartialsOfKilledWritersAreRemoved() throws {

@@ -87,15 +87,12 @@ public final class VideoEncoder {
             try? FileManager.default.removeItem(at: temporaryURL)
             throw VideoError.unwritable(path: url.path, reason: String(cString: message))
         }
-        do {
-            if FileManager.default.fileExists(atPath: url.path) {
-                _ = try FileManager.default.replaceItemAt(url, withItemAt: temporaryURL)
-            } else {
-                try FileManager.default.moveItem(at: temporaryURL, to: url)
-            }
-        } catch {
+        // rename(2) replaces an earlier video in one step. Foundation's replaceItemAt on Linux
+        // failed here ("The file doesn't exist") after removing the earlier video.
+        guard rename(temporaryURL.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporaryURL)
-            throw VideoError.unwritable(path: url.path, reason: error.localizedDescription)
+            throw VideoError.unwritable(path: url.path, reason: reason)
         }
     }
 }
