@@ -31,10 +31,17 @@ final class AnalyzeCommandTests: XCTestCase {
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: drawn.path), "--draw wrote no video")
 
+        // Again, as a second `make demo` in the same checkout: both videos are replaced, not lost.
+        let again = try CoachExecutable.run(["generate-samples", "--only", "game", "--output", directory.path, "--overwrite"])
+        XCTAssertEqual(again.exitCode, 0, again.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("game.mp4").path), again.standardError)
+
         // The table for people.
         let table = try CoachExecutable.run(["analyze", folder.appendingPathComponent("game.mp4").path, "--board-box", box,
-                                             "--poses", folder.appendingPathComponent("poses.csv").path])
+                                             "--poses", folder.appendingPathComponent("poses.csv").path,
+                                             "--draw", drawn.path, "--overwrite"])
         XCTAssertEqual(table.exitCode, 0, table.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: drawn.path), "--draw --overwrite lost the video")
         XCTAssertTrue(table.standardOutput.contains("total: \(truth["total"] as! Int) points in 3 throws"), table.standardOutput)
         XCTAssertTrue(table.standardError.contains("scene stable"), table.standardError)
     }
