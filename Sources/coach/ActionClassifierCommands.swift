@@ -8,7 +8,7 @@ import Foundation
 /// `coach evaluate` and `coach predict` for action classifiers.
 enum ActionClassifierCommands: TaskCommandHandler {
     static let predictOptions: Set<TaskOption> = [.top, .confidenceThreshold, .frameRate, .keypointOrigin, .mirrored]
-    static let evaluateOptions: Set<TaskOption> = [.frameRate, .keypointOrigin, .mirrored]
+    static let evaluateOptions: Set<TaskOption> = [.frameRate, .keypointOrigin, .mirrored, .mistakes]
 
     /// Reading options from the shared pose flags (the model's frame rate and the keypoint origin
     /// it was trained with when none is given).
@@ -35,6 +35,7 @@ enum ActionClassifierCommands: TaskCommandHandler {
         guard (data.data == nil) != (data.annotations == nil) else {
             throw ValidationError("give the labeled data with exactly one of --data DIR|TABLE.csv or --annotations FILE")
         }
+        let mistakesPicture = try data.checkedMistakesPicture(modelPath: modelPath)
         let model = try ActionClassifierModel(contentsOf: URL(fileURLWithPath: modelPath))
         let options = try data.media.attach(to: try readingOptions(frameRate: data.frameRate, keypointOrigin: data.keypointOrigin, model: model),
                                             joints: model.jointSet)
@@ -58,6 +59,7 @@ enum ActionClassifierCommands: TaskCommandHandler {
         let evaluation = try ActionClassifierEvaluation.evaluate(model, on: dataset, observer: Console.observer(quiet: json))
         if json {
             try Console.printJSON(evaluation)
+            if let mistakesPicture { try drawMistakes(evaluation, examples: dataset.examples, model: model, to: mistakesPicture) }
             return
         }
         Console.print(MetricsTable.render(evaluation.metrics))
@@ -67,6 +69,7 @@ enum ActionClassifierCommands: TaskCommandHandler {
             Console.print("padded: \(evaluation.paddedExampleCount) of \(evaluation.metrics.count) segments are shorter than the window and were padded with zero poses")
         }
         printMistakes(evaluation.mistakes)
+        if let mistakesPicture { try drawMistakes(evaluation, examples: dataset.examples, model: model, to: mistakesPicture) }
     }
 
     /// The segments predicted wrong (most confident first), at most `mistakesListed` of them.
@@ -83,8 +86,52 @@ enum ActionClassifierCommands: TaskCommandHandler {
         }
     }
 
-    /// The most wrong segments `evaluate` lists.
+    /// The most wrong segments `evaluate` lists (and `--mistakes` draws).
     static let mistakesListed = 10
+
+    /// Frames drawn across each wrong segment, and their tiles' size.
+    static let mistakeFrames = 8, mistakeTileWidth = 150, mistakeTileHeight = 190
+
+    /// Draws up to `mistakesListed` wrong segments, most confident first, one row each: a title
+    /// (clip, times, label, prediction) over `mistakeFrames` stick figures evenly across the
+    /// segment, each captioned with its time and the top class of the window whose middle is
+    /// nearest (its probability).
+    static func drawMistakes(_ evaluation: ActionClassifierEvaluation, examples: [PoseExample],
+                             model: ActionClassifierModel, to path: String) throws {
+        let positions = evaluation.mistakePositions
+        guard !positions.isEmpty else {
+            Console.note("no segment was predicted wrong: nothing to draw, \(path) not written")
+            return
+        }
+        let bones = model.jointSet.kind == .custom ? (model.randomConvolution?.bones.map { ($0.first, $0.second) } ?? [])
+                                                   : model.jointSet.bones
+        var rows: [(title: String, frames: [(image: RGBImage, label: String)])] = []
+        for (rank, position) in positions.prefix(mistakesListed).enumerated() {
+            let mistake = evaluation.predictions[position], sequence = examples[position].sequence
+            let windows = try model.windows(covering: sequence)
+            let probabilities = model.probabilities(for: windows)
+            let tiles = PoseFilmstrip.tiles(of: try model.conformed(sequence), bones: bones, count: mistakeFrames,
+                                            width: mistakeTileWidth, height: mistakeTileHeight)
+            let frames = tiles.map { tile -> (image: RGBImage, label: String) in
+                let nearest = windows.indices.min { a, b in
+                    abs((windows[a].startTime + windows[a].endTime) / 2 - tile.time)
+                        < abs((windows[b].startTime + windows[b].endTime) / 2 - tile.time)
+                }
+                var label = String(format: "%.2f s", tile.time)
+                if let nearest, let top = probabilities[nearest].indices.max(by: { probabilities[nearest][$0] < probabilities[nearest][$1] }) {
+                    label += " \(model.labels[top]) \(Int((probabilities[nearest][top] * 100).rounded()))%"
+                }
+                return (tile.image, ContactSheet.fitted(label, characters: (mistakeTileWidth - 4) / 6))
+            }
+            let clip = URL(fileURLWithPath: mistake.source).lastPathComponent
+            rows.append(("\(rank + 1). \(clip) \(String(format: "%.2f-%.2f", mistake.start, mistake.end)) s: \(mistake.label), "
+                         + "predicted \(mistake.predictedLabel) (\(Console.percent(mistake.confidence))); "
+                         + "\(mistake.correctWindowCount) of \(mistake.windowCount) windows right", frames))
+        }
+        try ContactSheet.make(rows: rows, tileWidth: mistakeTileWidth, tileHeight: mistakeTileHeight)
+            .write(to: URL(fileURLWithPath: path))
+        Console.note("drew \(rows.count) of \(positions.count) wrong segment\(positions.count == 1 ? "" : "s") on \(path), most confident first")
+    }
 
     /// Warns when `sequences` look upside down next to the model's training data (their joints'
     /// mean heights anti-correlate with the training profile), as a wrong keypoint origin makes them.

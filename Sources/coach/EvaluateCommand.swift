@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoachData
 import CoachModels
 import CoachTraining
 import Foundation
@@ -21,10 +22,12 @@ struct EvaluateCommand: ParsableCommand, JobCommand {
         and 0.50:0.95. --json prints one JSON object instead (task, accuracy, classes,
         confusionMatrix, perClass, … for classifiers).
 
-        --mistakes FILE.jpg (image classifiers) draws the images predicted wrong on
-        one picture, the most confident mistakes first (often mislabelled photos),
-        each captioned with its folder's label and the prediction, and lists their
-        paths.
+        --mistakes FILE.jpg draws what was predicted wrong on one picture, the most
+        confident mistakes first, and lists them: an image classifier's images (often
+        mislabelled photos), each captioned with its folder's label and the
+        prediction; an action classifier's segments, one row of stick figures across
+        each, every figure captioned with its time and the top class of the window
+        around it (the segments: up to 10).
 
         Under mpirun (Open MPI) the ranks share the images' backbone work for image
         classifiers and detectors, with the metrics of one process; pose models are
@@ -35,6 +38,8 @@ struct EvaluateCommand: ParsableCommand, JobCommand {
                 --annotations datasets/throws/test/annotations.csv
           coach evaluate models/fruit.h5 --data photos/test --json
           coach evaluate models/fruit.h5 --data photos/test --mistakes mistakes.jpg
+          coach evaluate models/throws.h5 --mistakes throw-mistakes.png \\
+                --annotations datasets/throws/test/annotations.csv
           mpirun -np 4 coach evaluate models/fruit.h5 --data photos/test
         """)
 
@@ -80,7 +85,7 @@ struct EvaluationDataOptions: ParsableArguments {
 
     @OptionGroup var media: PoseMediaOptions
 
-    @Option(help: "Draw the images predicted wrong on this .jpg or .png picture, most confident first (image classifiers).")
+    @Option(help: "Draw the images or pose segments predicted wrong on this .jpg or .png picture, most confident first (image and action classifiers).")
     var mistakes: String?
 
     @Flag(help: "Let --mistakes replace an existing file (never the model).")
@@ -89,6 +94,17 @@ struct EvaluationDataOptions: ParsableArguments {
     func validate() throws {
         try IncompleteSampleSet.check(data, option: "--data")
         try IncompleteSampleSet.check(annotations, option: "--annotations")
+    }
+
+    /// The `--mistakes` picture's path once it is known to be writable and a .jpg or .png, or nil
+    /// when none was asked for.
+    func checkedMistakesPicture(modelPath: String) throws -> String? {
+        guard let mistakes else { return nil }
+        try OutputGuard.checkFileOutput(mistakes, option: "--mistakes", inputs: [modelPath], overwrite: overwrite)
+        guard PictureFormat(path: mistakes) != nil else {
+            throw ValidationError("--mistakes must name a .jpg or .png picture (got '\(mistakes)'): the format follows the name")
+        }
+        return mistakes
     }
 
     /// The task-specific options given on the command line.

@@ -18,14 +18,9 @@ enum ImageClassifierTaskCommands: TaskCommandHandler {
             let what = DataFiles.problem(with: URL(fileURLWithPath: folder)) ?? "it is a file"
             throw CLIError("--data \(folder): \(what); \(modelPath) is an image classifier, which evaluates on a folder with a subfolder of images per label")
         }
-        if let mistakes = data.mistakes {
-            try OutputGuard.checkFileOutput(mistakes, option: "--mistakes", inputs: [modelPath], overwrite: data.overwrite)
-            if OutputGuard.resolved(mistakes).hasPrefix(OutputGuard.resolved(folder) + "/") {
-                throw ValidationError("--mistakes \(mistakes) is inside the evaluated folder \(folder), where it would become one of its images: choose another path")
-            }
-            guard PictureFormat(path: mistakes) != nil else {
-                throw ValidationError("--mistakes must name a .jpg or .png picture (got '\(mistakes)'): the format follows the name")
-            }
+        if let mistakes = try data.checkedMistakesPicture(modelPath: modelPath),
+           OutputGuard.resolved(mistakes).hasPrefix(OutputGuard.resolved(folder) + "/") {
+            throw ValidationError("--mistakes \(mistakes) is inside the evaluated folder \(folder), where it would become one of its images: choose another path")
         }
         let model = try ImageClassifierModel.read(from: URL(fileURLWithPath: modelPath))
         let backbone = try loadBackbone(nil)
@@ -59,7 +54,7 @@ enum ImageClassifierTaskCommands: TaskCommandHandler {
             let caption = "\(mistake.truth) as \(mistake.predicted) \(Console.percent(mistake.confidence))"
             let image = try ImageDecoder.decode(contentsOf: mistake.file, options: ImageDecodingOptions(minimumShortSide: tile)).image
             frames.append((try image.resizedAndCenterCropped(shortSide: tile, cropWidth: tile, cropHeight: tile).rgbImage(),
-                           caption.count > characters ? String(caption.prefix(characters - 1)) + "~" : caption))
+                           ContactSheet.fitted(caption, characters: characters)))
         }
         try ContactSheet.make(frames, columns: mistakeColumns, tileWidth: tile).write(to: URL(fileURLWithPath: path))
         Console.note("drew \(shown.count) of \(mistakes.count) mistake\(mistakes.count == 1 ? "" : "s") on \(path), most confident first:")

@@ -1,3 +1,4 @@
+import CoachData
 import CoachModels
 import Foundation
 import TestSupport
@@ -187,7 +188,9 @@ final class ActionClassifierCommandTests: XCTestCase {
         XCTAssertEqual(try accuracy(defaulted), try accuracy(explicit))
         XCTAssertGreaterThan(try accuracy(defaulted), 0.8)
 
-        let flipped = try CoachExecutable.run(["evaluate", model.path, "--data", data.path, "--keypoint-origin", "top-left"])
+        let sheet = directory.appendingPathComponent("mistakes.png")
+        let flipped = try CoachExecutable.run(["evaluate", model.path, "--data", data.path, "--keypoint-origin", "top-left",
+                                               "--mistakes", sheet.path])
         XCTAssertEqual(flipped.exitCode, 0, flipped.standardError)
         XCTAssertTrue(flipped.standardError.contains("warning: these poses look upside down"), flipped.standardError)
         XCTAssertTrue(flipped.standardError.contains("trained on bottom-left keypoints"), flipped.standardError)
@@ -204,6 +207,31 @@ final class ActionClassifierCommandTests: XCTestCase {
         let percents = listed.compactMap { line in line.split(separator: "(").last?.split(separator: "%").first.flatMap { Double($0) } }
         XCTAssertEqual(percents.count, listed.count)
         XCTAssertEqual(percents, percents.sorted(by: >), "most confident first")
+
+        // --mistakes draws those segments, one row each: a title over 8 stick figures of 150 × 190.
+        let total = try XCTUnwrap(Int(listing.prefix { $0 != ")" && $0 != ";" }.split(separator: " ").last ?? ""), listing)
+        XCTAssertTrue(flipped.standardError.contains("drew \(listed.count) of \(total) wrong segment\(total == 1 ? "" : "s") on \(sheet.path), most confident first"),
+                      flipped.standardError)
+        let picture = try ImageDecoder.decode(contentsOf: sheet).image
+        let rowHeight = 11 + 190 + 4
+        XCTAssertEqual(picture.width, 8 * 150 + 9 * 4)
+        XCTAssertEqual(picture.height, listed.count * rowHeight + 4)
+        for row in listed.indices {
+            // Every tile shows its frame's joints (white: these custom joints are neither left nor right),
+            // below the caption's tab.
+            let top = 4 + row * rowHeight + 11
+            for column in 0..<8 {
+                let left = 4 + column * 154
+                let drawn = (left..<(left + 150)).contains { x in ((top + 12)..<(top + 190)).contains { y in picture[x, y] == .white } }
+                XCTAssertTrue(drawn, "row \(row + 1), tile \(column + 1) shows no joint")
+            }
+        }
+        for (arguments, refusal) in [(["--mistakes", sheet.path], "exists: choose another path, or pass --overwrite"),
+                                     (["--mistakes", directory.appendingPathComponent("m.gif").path], "must name a .jpg or .png picture")] {
+            let refused = try CoachExecutable.run(["evaluate", model.path, "--data", data.path] + arguments)
+            XCTAssertNotEqual(refused.exitCode, 0)
+            XCTAssertTrue(refused.standardError.contains(refusal), refused.standardError)
+        }
     }
 
     func testTrainEvaluateAndPredict() throws {

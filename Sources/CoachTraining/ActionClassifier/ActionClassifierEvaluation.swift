@@ -43,8 +43,13 @@ public struct ActionClassifierEvaluation: Encodable, Sendable {
 
     /// The segments predicted wrong, most confident first (a confidently wrong segment is the first
     /// to look at: a mislabelled clip, or an action the model has learnt as another).
-    public var mistakes: [ExamplePrediction] {
-        mostConfidentFirst(predictions.filter { $0.label != $0.predictedLabel }, confidence: \.confidence)
+    public var mistakes: [ExamplePrediction] { mistakePositions.map { predictions[$0] } }
+
+    /// Where `mistakes` are in `predictions` (and so among the evaluated examples), most confident
+    /// first.
+    public var mistakePositions: [Int] {
+        mostConfidentFirst(predictions.indices.filter { predictions[$0].label != predictions[$0].predictedLabel },
+                           confidence: { predictions[$0].confidence })
     }
 
     /// How a segment's windows combine into its prediction.
