@@ -189,7 +189,8 @@ demo: build
 	@$(COACH) train action-classifier --annotations $(GENERATED)/throws/train/annotations.csv \
 	    --output models/throws.h5 --seed 1
 	@echo "==> action classifier: evaluating on the held-out throwers in $(GENERATED)/throws/test"
-	@$(COACH) evaluate models/throws.h5 --annotations $(GENERATED)/throws/test/annotations.csv
+	@$(COACH) evaluate models/throws.h5 --annotations $(GENERATED)/throws/test/annotations.csv \
+	    --mistakes $(GENERATED)/throws/mistakes.png --overwrite
 	@$(COACH) predict models/throws.h5 $(GENERATED)/throws/test/clip-0002.csv --top 2
 	@echo "==> hand-pose classifier: training on $(GENERATED)/hand-poses/train.csv (21 hand joints, left and right hands)"
 	@$(COACH) train hand-pose-classifier --data $(GENERATED)/hand-poses/train.csv --output models/hand-poses.h5 \
