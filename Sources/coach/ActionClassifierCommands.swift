@@ -121,7 +121,7 @@ enum ActionClassifierCommands: TaskCommandHandler {
                 if let nearest, let top = probabilities[nearest].indices.max(by: { probabilities[nearest][$0] < probabilities[nearest][$1] }) {
                     label += " \(model.labels[top]) \(Int((probabilities[nearest][top] * 100).rounded()))%"
                 }
-                return (tile.image, ContactSheet.fitted(label, characters: (mistakeTileWidth - 4) / 6))
+                return (tile.image, label)
             }
             let clip = URL(fileURLWithPath: mistake.source).lastPathComponent
             rows.append(("\(rank + 1). \(clip) \(String(format: "%.2f-%.2f", mistake.start, mistake.end)) s: \(mistake.label), "

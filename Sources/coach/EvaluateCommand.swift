@@ -22,12 +22,14 @@ struct EvaluateCommand: ParsableCommand, JobCommand {
         and 0.50:0.95. --json prints one JSON object instead (task, accuracy, classes,
         confusionMatrix, perClass, … for classifiers).
 
-        --mistakes FILE.jpg draws what was predicted wrong on one picture, the most
-        confident mistakes first, and lists them: an image classifier's images (often
-        mislabelled photos), each captioned with its folder's label and the
-        prediction; an action classifier's segments, one row of stick figures across
+        --mistakes FILE.jpg draws what was predicted wrong on one picture and lists
+        it: an image classifier's images, most confident first (often mislabelled
+        photos), each captioned with its folder's label and the prediction; an action
+        classifier's segments, most confident first, one row of stick figures across
         each, every figure captioned with its time and the top class of the window
-        around it (the segments: up to 10).
+        around it; an object detector's images with most mistakes, missed boxes
+        yellow, wrong ones magenta, right ones green (at the confidence and IoU of
+        its precision and recall).
 
         Under mpirun (Open MPI) the ranks share the images' backbone work for image
         classifiers and detectors, with the metrics of one process; pose models are
@@ -40,6 +42,8 @@ struct EvaluateCommand: ParsableCommand, JobCommand {
           coach evaluate models/fruit.h5 --data photos/test --mistakes mistakes.jpg
           coach evaluate models/throws.h5 --mistakes throw-mistakes.png \\
                 --annotations datasets/throws/test/annotations.csv
+          coach evaluate models/boards.h5 --mistakes board-mistakes.jpg \\
+                --annotations datasets/cornhole/test/annotations.json
           mpirun -np 4 coach evaluate models/fruit.h5 --data photos/test
         """)
 
@@ -85,7 +89,7 @@ struct EvaluationDataOptions: ParsableArguments {
 
     @OptionGroup var media: PoseMediaOptions
 
-    @Option(help: "Draw the images or pose segments predicted wrong on this .jpg or .png picture, most confident first (image and action classifiers).")
+    @Option(help: "Draw what was predicted wrong (images, pose segments, missed and wrong boxes) on this .jpg or .png picture.")
     var mistakes: String?
 
     @Flag(help: "Let --mistakes replace an existing file (never the model).")

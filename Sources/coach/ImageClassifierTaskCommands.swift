@@ -48,13 +48,11 @@ enum ImageClassifierTaskCommands: TaskCommandHandler {
             return
         }
         let shown = Array(mistakes.prefix(mistakesShown)), tile = 192
-        let characters = (tile - 4) / (BitmapFont.glyphWidth + BitmapFont.spacing)
         var frames: [(image: RGBImage, label: String)] = []
         for mistake in shown {
             let caption = "\(mistake.truth) as \(mistake.predicted) \(Console.percent(mistake.confidence))"
             let image = try ImageDecoder.decode(contentsOf: mistake.file, options: ImageDecodingOptions(minimumShortSide: tile)).image
-            frames.append((try image.resizedAndCenterCropped(shortSide: tile, cropWidth: tile, cropHeight: tile).rgbImage(),
-                           ContactSheet.fitted(caption, characters: characters)))
+            frames.append((try image.resizedAndCenterCropped(shortSide: tile, cropWidth: tile, cropHeight: tile).rgbImage(), caption))
         }
         try ContactSheet.make(frames, columns: mistakeColumns, tileWidth: tile).write(to: URL(fileURLWithPath: path))
         Console.note("drew \(shown.count) of \(mistakes.count) mistake\(mistakes.count == 1 ? "" : "s") on \(path), most confident first:")

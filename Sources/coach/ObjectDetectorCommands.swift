@@ -8,11 +8,19 @@ import Foundation
 /// `coach evaluate` and `coach predict` for object-detector models.
 enum ObjectDetectorCommands: TaskCommandHandler {
     static let predictOptions: Set<TaskOption> = [.confidenceThreshold, .iouThreshold, .draw, .overwrite]
-    static let evaluateOptions: Set<TaskOption> = []
+    static let evaluateOptions: Set<TaskOption> = [.mistakes]
 
     static func evaluate(modelPath: String, data: EvaluationDataOptions, json: Bool, job: Communicator) throws {
         guard let annotations = data.annotations else {
             throw ValidationError("an object detector is evaluated on --annotations FILE.json (Create ML), a YOLO names file or a Pascal VOC folder")
+        }
+        let mistakesPicture = try data.checkedMistakesPicture(modelPath: modelPath)
+        if let mistakesPicture {
+            var source = URL(fileURLWithPath: annotations)
+            if !DataFiles.isRealFolder(source) { source.deleteLastPathComponent() }
+            if OutputGuard.resolved(mistakesPicture).hasPrefix(OutputGuard.resolved(source.path) + "/") {
+                throw ValidationError("--mistakes \(mistakesPicture) is inside \(source.path), beside the evaluated images, where a folder-based format would read it as one: choose another path")
+            }
         }
         let detector = try ObjectDetector(contentsOf: URL(fileURLWithPath: modelPath))
         let dataset = try DetectionDataset.load(from: URL(fileURLWithPath: annotations))
@@ -20,10 +28,69 @@ enum ObjectDetectorCommands: TaskCommandHandler {
             for line in DetectionDatasetSummary(dataset).lines { Console.note(line) }
         }
         for warning in dataset.warnings.prefix(20) { Console.warning(warning.description) }
-        let metrics = try ObjectDetectorEvaluation.evaluate(model: detector.model, backbone: detector.backbone.network,
-                                                             dataset: dataset, communicator: job,
-                                                             observer: job.isRoot ? Console.observer(quiet: json) : nil)
+        let (metrics, images) = try ObjectDetectorEvaluation.evaluateImages(
+            model: detector.model, backbone: detector.backbone.network, dataset: dataset, communicator: job,
+            observer: job.isRoot ? Console.observer(quiet: json) : nil)
         if json { try Console.printJSON(metrics) } else { Console.print(DetectionMetricsTable.render(metrics)) }
+        if let mistakesPicture, job.isRoot {
+            try drawMistakes(images, dataset: dataset, labels: detector.model.classLabels, metrics: metrics, to: mistakesPicture)
+        }
+    }
+
+    /// The most images `--mistakes` draws, in rows of `mistakeColumns` tiles of `mistakeTile` pixels.
+    static let mistakesShown = 12, mistakeColumns = 3, mistakeTile = (width: 400, height: 300)
+    /// Box colours of `--mistakes`: neither team colour (red, blue), as `BoxPalette`'s.
+    static let rightColor = RGBColor(red: 60, green: 200, blue: 75), wrongColor = RGBColor(red: 240, green: 50, blue: 230),
+               missedColor = RGBColor(red: 255, green: 225, blue: 25)
+
+    /// Draws the images with most mistakes at the metrics' confidence threshold and matching IoU
+    /// (`DetectionOutcome`), each fitted into a tile: missed true boxes yellow, wrong predictions
+    /// magenta, right ones green, each captioned; then lists the images on stderr.
+    static func drawMistakes(_ images: [EvaluatedImage], dataset: DetectionDataset, labels: [String],
+                             metrics: DetectionMetrics, to path: String) throws {
+        let threshold = metrics.confidenceThreshold
+        let outcomes = DetectionOutcome.mistakes(in: images, confidenceThreshold: threshold, matchingIoU: metrics.matchingIoU)
+        let rule = String(format: "confidence ≥ %.2f, IoU ≥ %.2f", threshold, metrics.matchingIoU)
+        guard !outcomes.isEmpty else {
+            Console.note("no image has a missed or wrong box (\(rule)): nothing to draw, \(path) not written")
+            return
+        }
+        let shown = Array(outcomes.prefix(mistakesShown))
+        var tiles: [(image: RGBImage, label: String)] = []
+        for outcome in shown {
+            let annotated = dataset.images[outcome.imageIndex], evaluated = images[outcome.imageIndex]
+            let photo = try RGBImage(contentsOf: annotated.url)
+            let fitted = try photo.letterboxed(width: mistakeTile.width, height: mistakeTile.height, fillValue: 24)
+            var canvas = try fitted.image.rgbImage()
+            // Boxes are in the annotation's pixels of the image as displayed; the decoded photo has that size.
+            let toPhotoX = Double(photo.width) / Double(max(annotated.width, 1)), toPhotoY = Double(photo.height) / Double(max(annotated.height, 1))
+            func draw(_ box: BoundingBox, _ label: String, _ color: RGBColor) {
+                let a = fitted.transform.letterboxPoint(x: box.minX * toPhotoX, y: box.minY * toPhotoY)
+                let b = fitted.transform.letterboxPoint(x: box.maxX * toPhotoX, y: box.maxY * toPhotoY)
+                canvas.drawBox(BoundingBox(minX: a.x, minY: a.y, maxX: b.x, maxY: b.y), label: label, color: color)
+            }
+            func name(_ classIndex: Int) -> String { labels.indices.contains(classIndex) ? labels[classIndex] : "class \(classIndex)" }
+            for p in outcome.correct {
+                let prediction = evaluated.predictions[p]
+                draw(prediction.box, String(format: "%@ %.2f", name(prediction.classIndex), prediction.confidence), rightColor)
+            }
+            for t in outcome.missed {
+                let truth = evaluated.groundTruth[t]
+                draw(truth.box, "missed \(name(truth.classIndex))", missedColor)
+            }
+            for p in outcome.wrong {
+                let prediction = evaluated.predictions[p]
+                draw(prediction.box, String(format: "%@ %.2f", name(prediction.classIndex), prediction.confidence), wrongColor)
+            }
+            tiles.append((canvas, "\(annotated.name): \(outcome.missed.count) missed, \(outcome.wrong.count) wrong"))
+        }
+        try ContactSheet.make(tiles, columns: mistakeColumns, tileWidth: mistakeTile.width).write(to: URL(fileURLWithPath: path))
+        Console.note("drew \(shown.count) of \(outcomes.count) image\(outcomes.count == 1 ? "" : "s") with mistakes on \(path), most "
+                     + "mistakes first (\(rule); boxes: yellow missed, magenta wrong, green right):")
+        for (rank, outcome) in shown.enumerated() {
+            Console.note("  \(rank + 1). \(dataset.images[outcome.imageIndex].url.path): \(outcome.missed.count) missed, "
+                         + "\(outcome.wrong.count) wrong, \(outcome.correct.count) right")
+        }
     }
 
     /// One image's predictions as `--json` prints them.

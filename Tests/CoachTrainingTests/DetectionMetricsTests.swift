@@ -1,4 +1,5 @@
 import CoachData
+import CoachRandom
 import CoachTraining
 import Foundation
 import XCTest
@@ -106,4 +107,48 @@ final class DetectionMetricsTests: XCTestCase {
         for key in ["precision", "recall"] { XCTAssertNotNil(perClass[1][key]) }
         XCTAssertEqual(try JSONDecoder().decode(DetectionMetrics.self, from: JSONEncoder().encode(metrics)), metrics)
     }
+    /// One image's outcome at the threshold: the surer of two boxes on one object is right and the
+    /// other wrong, a box of the wrong class is wrong and its object missed, a box too far off is
+    /// wrong, and a prediction under the threshold neither finds its object nor counts as wrong.
+    func testOutcomeOfOneImage() {
+        let image = EvaluatedImage(
+            groundTruth: [truth(0, box(0)), truth(1, box(40)), truth(1, box(80)), truth(0, box(120))],
+            predictions: [guess(0, 0.8, box(1)), guess(0, 0.9, box(0)), guess(0, 0.7, box(40)), guess(1, 0.3, box(80)),
+                          guess(0, 0.6, box(125))])
+        let outcome = DetectionOutcome(image, imageIndex: 4, confidenceThreshold: 0.5)
+        XCTAssertEqual(outcome.imageIndex, 4)
+        XCTAssertEqual(outcome.correct, [1])
+        XCTAssertEqual(outcome.wrong, [0, 2, 4], "a duplicate, a box of the wrong class, a box at IoU 0.33")
+        XCTAssertEqual(outcome.missed, [1, 2, 3])
+        XCTAssertEqual(outcome.mistakeCount, 6)
+        // At IoU 0.3 the shifted box finds its object.
+        XCTAssertEqual(DetectionOutcome(image, imageIndex: 4, confidenceThreshold: 0.5, matchingIoU: 0.3).correct, [1, 4])
+    }
+
+    /// Over many random images the outcomes add up to the metrics' own per-class counts (matched
+    /// over all images at once), and the images with mistakes come most mistakes first.
+    func testOutcomesAddUpToPrecisionAndRecall() {
+        var generator = SeededGenerator(seed: 7)
+        var images: [EvaluatedImage] = []
+        for _ in 0..<40 {
+            let truths = (0..<generator.nextInt(in: 0...4)).map { _ in
+                truth(generator.nextInt(in: 0...2), box(Double(generator.nextInt(in: 0...59))))
+            }
+            let guesses = (0..<generator.nextInt(in: 0...5)).map { _ in
+                guess(generator.nextInt(in: 0...2), Double(generator.nextInt(in: 0...99)) / 100, box(Double(generator.nextInt(in: 0...59))))
+            }
+            images.append(EvaluatedImage(groundTruth: truths, predictions: guesses))
+        }
+        let metrics = DetectionMetrics(classes: ["a", "b", "c"], images: images, confidenceThreshold: 0.4)
+        let outcomes = images.enumerated().map { DetectionOutcome($1, imageIndex: $0, confidenceThreshold: 0.4) }
+        let truePositives = metrics.perClass.map { Int(($0.recall * Double($0.groundTruthCount)).rounded()) }.reduce(0, +)
+        XCTAssertEqual(outcomes.map(\.correct.count).reduce(0, +), truePositives)
+        XCTAssertEqual(outcomes.map(\.wrong.count).reduce(0, +), metrics.perClass.map(\.predictionCount).reduce(0, +) - truePositives)
+        XCTAssertEqual(outcomes.map(\.missed.count).reduce(0, +), metrics.perClass.map(\.groundTruthCount).reduce(0, +) - truePositives)
+
+        let mistakes = DetectionOutcome.mistakes(in: images, confidenceThreshold: 0.4)
+        XCTAssertEqual(Set(mistakes.map(\.imageIndex)), Set(outcomes.filter { $0.mistakeCount > 0 }.map(\.imageIndex)))
+        XCTAssertEqual(mistakes.map(\.mistakeCount), mistakes.map(\.mistakeCount).sorted(by: >))
+    }
 }
+

@@ -44,6 +44,39 @@ final class ObjectDetectorCommandTests: XCTestCase {
         let perClass = try XCTUnwrap(json["perClass"] as? [[String: Any]])
         XCTAssertTrue(Set(perClass[0].keys).isSuperset(of: ["label", "ap50", "ap", "precision", "recall"]))
 
+        // --mistakes draws the images with missed or wrong boxes, listed with their counts, which add
+        // up to the JSON's per-class recall and precision (all six images fit on the picture).
+        let sheet = directory.appendingPathComponent("mistakes.png")
+        let sheetRun = try CoachExecutable.run(["evaluate", model, "--annotations", test.path, "--json", "--mistakes", sheet.path],
+                                            environment: environment)
+        XCTAssertEqual(sheetRun.exitCode, 0, sheetRun.standardError)
+        XCTAssertEqual(sheetRun.standardOutput, evaluated.standardOutput, "stdout stays the same JSON")
+        let listed = sheetRun.standardError.split(separator: "\n").filter { $0.hasPrefix("  ") && $0.contains(" missed, ") }
+        XCTAssertFalse(listed.isEmpty, sheetRun.standardError)
+        XCTAssertTrue(sheetRun.standardError.contains("drew \(listed.count) of \(listed.count) image\(listed.count == 1 ? "" : "s") with mistakes on \(sheet.path)"),
+                      sheetRun.standardError)
+        func counts(_ word: String) -> Int {
+            listed.compactMap { line in
+                line.components(separatedBy: ", ").compactMap { part -> Int? in
+                    let words = part.split(separator: " ")
+                    return words.last.map(String.init) == word ? Int(words[words.count - 2]) : nil
+                }.first
+            }.reduce(0, +)
+        }
+        let found = perClass.map { Int((($0["recall"] as? Double ?? 0) * Double($0["groundTruthCount"] as? Int ?? 0)).rounded()) }.reduce(0, +)
+        let truths = perClass.map { $0["groundTruthCount"] as? Int ?? 0 }.reduce(0, +)
+        let predictions = perClass.map { $0["predictionCount"] as? Int ?? 0 }.reduce(0, +)
+        XCTAssertEqual(counts("missed"), truths - found, sheetRun.standardError)
+        XCTAssertEqual(counts("wrong"), predictions - found, sheetRun.standardError)
+        let picture = try RGBImage(contentsOf: sheet)
+        let columns = min(3, listed.count), rows = (listed.count + 2) / 3
+        XCTAssertEqual([picture.width, picture.height], [columns * 400 + (columns + 1) * 4, rows * 300 + (rows + 1) * 4])
+        let inside = try CoachExecutable.run(["evaluate", model, "--annotations", test.path, "--mistakes",
+                                              test.deletingLastPathComponent().appendingPathComponent("m.png").path],
+                                             environment: environment)
+        XCTAssertNotEqual(inside.exitCode, 0)
+        XCTAssertTrue(inside.standardError.contains("beside the evaluated images"), inside.standardError)
+
         let text = try CoachExecutable.run(["evaluate", model, "--annotations", test.path], environment: environment)
         XCTAssertTrue(text.standardOutput.contains("mAP@0.5 (I/O 50)"), text.standardOutput)
         XCTAssertTrue(text.standardOutput.contains("background"), text.standardOutput)

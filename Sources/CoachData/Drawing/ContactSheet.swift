@@ -52,8 +52,8 @@ public enum ContactSheet {
         try RGBImage(width: width, height: height, pixels: [UInt8](repeating: background, count: width * height * 3))
     }
 
-    /// Scales `frame`'s image to `width` × `height` at (`left`, `top`) of `sheet`, its label on a
-    /// black tab in the corner.
+    /// Scales `frame`'s image to `width` × `height` at (`left`, `top`) of `sheet`, its label (cut to
+    /// the tile's width) on a black tab in the corner.
     private static func place(_ frame: (image: RGBImage, label: String), on sheet: inout RGBImage, left: Int, top: Int,
                               width: Int, height: Int) throws {
         let tile = frame.image.width == width && frame.image.height == height
@@ -61,8 +61,9 @@ public enum ContactSheet {
         for y in 0..<height { for x in 0..<width { sheet[left + x, top + y] = tile[x, y] } }
         guard !frame.label.isEmpty else { return }
         let scale = max(1, width / 160)
-        sheet.fillRectangle(x0: left, y0: top, x1: left + BitmapFont.width(of: frame.label, scale: scale) + 4 * scale,
+        let label = fitted(frame.label, characters: max(1, (width - 4 * scale) / ((BitmapFont.glyphWidth + BitmapFont.spacing) * scale)))
+        sheet.fillRectangle(x0: left, y0: top, x1: left + BitmapFont.width(of: label, scale: scale) + 4 * scale,
                             y1: top + (BitmapFont.glyphHeight + 2) * scale, color: .black)
-        sheet.drawText(frame.label, x: left + 2 * scale, y: top + scale, scale: scale, color: .white)
+        sheet.drawText(label, x: left + 2 * scale, y: top + scale, scale: scale, color: .white)
     }
 }

@@ -39,6 +39,17 @@ public struct EvaluatedImage: Equatable, Sendable {
     /// Predicted boxes (after non-maximum suppression).
     public var predictions: [ScoredBox]
 
+    /// The true box of class `classIndex` not yet matched (`used`: true where matched) that
+    /// overlaps `box` most, and their IoU; nil when there is none.
+    public func closestTruth(to box: BoundingBox, classIndex: Int, used: [Bool]) -> (index: Int, iou: Double)? {
+        var best: (index: Int, iou: Double)? = nil
+        for (t, truth) in groundTruth.enumerated() where truth.classIndex == classIndex && !used[t] {
+            let iou = truth.box.intersectionOverUnion(box)
+            if iou > (best?.iou ?? -1) { best = (t, iou) }
+        }
+        return best
+    }
+
     /// An image's truth and predictions.
     public init(groundTruth: [LabeledBox], predictions: [ScoredBox]) {
         self.groundTruth = groundTruth
@@ -90,13 +101,9 @@ public enum AveragePrecision {
             let image = images[candidate.image]
             let box = image.predictions[candidate.prediction].box
             var used = matched[candidate.image] ?? [Bool](repeating: false, count: image.groundTruth.count)
-            var best = -1, bestIoU = -1.0
-            for (t, truth) in image.groundTruth.enumerated() where truth.classIndex == classIndex && !used[t] {
-                let iou = truth.box.intersectionOverUnion(box)
-                if iou > bestIoU { bestIoU = iou; best = t }
-            }
-            let hit = best >= 0 && bestIoU >= iouThreshold
-            if hit { used[best] = true }
+            let best = image.closestTruth(to: box, classIndex: classIndex, used: used)
+            let hit = best.map { $0.iou >= iouThreshold } ?? false
+            if hit, let best { used[best.index] = true }
             matched[candidate.image] = used
             confidences.append(candidate.confidence)
             positives.append(hit)

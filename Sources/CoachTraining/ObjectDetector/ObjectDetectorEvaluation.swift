@@ -54,6 +54,16 @@ public enum ObjectDetectorEvaluation {
                                 confidenceThreshold: Double = ObjectDetectorModel.defaultConfidenceThreshold,
                                 communicator: Communicator = .single,
                                 observer: TrainingObserver? = nil) throws -> DetectionMetrics {
+        try evaluateImages(model: model, backbone: backbone, dataset: dataset, confidenceThreshold: confidenceThreshold,
+                           communicator: communicator, observer: observer).metrics
+    }
+
+    /// `evaluate`'s metrics with each image's ground truth and predictions (in `dataset.images`
+    /// order), for looking at the mistakes (`DetectionOutcome`).
+    public static func evaluateImages(model: ObjectDetectorModel, backbone: EfficientNetLite0, dataset: DetectionDataset,
+                                      confidenceThreshold: Double = ObjectDetectorModel.defaultConfidenceThreshold,
+                                      communicator: Communicator = .single, observer: TrainingObserver? = nil) throws
+        -> (metrics: DetectionMetrics, images: [EvaluatedImage]) {
         // Scores over no images would read as a (zero) result: an empty test set is an error.
         guard !dataset.images.isEmpty else { throw ObjectDetectorTrainingError.noImages(path: dataset.source.path) }
         let unknown = Set(dataset.labels).subtracting(model.classLabels)
@@ -67,6 +77,6 @@ public enum ObjectDetectorEvaluation {
         let views = try builder.build(dataset.images, viewsPerImage: 1, phase: "detecting", observer: observer,
                                       communicator: communicator)
         let images = evaluatedImages(model: model, images: dataset.images, views: views)
-        return DetectionMetrics(classes: model.classLabels, images: images, confidenceThreshold: confidenceThreshold)
+        return (DetectionMetrics(classes: model.classLabels, images: images, confidenceThreshold: confidenceThreshold), images)
     }
 }
