@@ -204,8 +204,9 @@ demo: build
 	@echo "==> object detector: training the board detector on 112 real photos in datasets/cornhole/train (Create ML annotations)"
 	@$(COACH) train object-detector --annotations datasets/cornhole/train/annotations.json --output models/boards.h5 --seed 1
 	@echo "==> object detector: evaluating on the 37 photos in datasets/cornhole/test"
-	@$(COACH) evaluate models/boards.h5 --annotations datasets/cornhole/test/annotations.json
 	@mkdir -p $(GENERATED)/cornhole
+	@$(COACH) evaluate models/boards.h5 --annotations datasets/cornhole/test/annotations.json \
+	    --mistakes $(GENERATED)/cornhole/mistakes.jpg --overwrite
 	@$(COACH) predict models/boards.h5 datasets/cornhole/test/0126.jpg --draw $(GENERATED)/cornhole/0126-boxes.png --overwrite
 	@echo "==> export: the models as Core ML files for Xcode (the throw classifier with Apple's Action & Vision interface), and ONNX"
 	@mkdir -p $(GENERATED)/export
