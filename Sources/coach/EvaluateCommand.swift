@@ -23,13 +23,14 @@ struct EvaluateCommand: ParsableCommand, JobCommand {
         confusionMatrix, perClass, … for classifiers).
 
         --mistakes FILE.jpg draws what was predicted wrong on one picture and lists
-        it: an image classifier's images, most confident first (often mislabelled
-        photos), each captioned with its folder's label and the prediction; an action
-        classifier's segments, most confident first, one row of stick figures across
-        each, every figure captioned with its time and the top class of the window
-        around it; an object detector's images with most mistakes, missed boxes
-        yellow, wrong ones magenta, right ones green (at the confidence and IoU of
-        its precision and recall).
+        it. Classifiers put the most confident mistakes first (often mislabelled
+        data), each captioned with its label and the prediction: an image
+        classifier's images; an action classifier's segments, one row of stick
+        figures across each, every figure captioned with its time and the top class
+        of the window around it; a hand-pose classifier's poses. An object detector
+        draws the images with most mistakes: missed boxes yellow, wrong ones
+        magenta, right ones green (at the confidence and IoU of its precision and
+        recall).
 
         Under mpirun (Open MPI) the ranks share the images' backbone work for image
         classifiers and detectors, with the metrics of one process; pose models are
@@ -89,7 +90,7 @@ struct EvaluationDataOptions: ParsableArguments {
 
     @OptionGroup var media: PoseMediaOptions
 
-    @Option(help: "Draw what was predicted wrong (images, pose segments, missed and wrong boxes) on this .jpg or .png picture.")
+    @Option(help: "Draw what was predicted wrong (images, pose segments, poses, missed and wrong boxes) on this .jpg or .png picture.")
     var mistakes: String?
 
     @Flag(help: "Let --mistakes replace an existing file (never the model).")

@@ -8,7 +8,7 @@ import Foundation
 /// `coach evaluate` and `coach predict` for hand-pose classifiers.
 enum HandPoseClassifierCommands: TaskCommandHandler {
     static let predictOptions: Set<TaskOption> = [.top, .confidenceThreshold, .frameRate, .keypointOrigin, .mirrored]
-    static let evaluateOptions: Set<TaskOption> = [.frameRate, .keypointOrigin, .mirrored]
+    static let evaluateOptions: Set<TaskOption> = [.frameRate, .keypointOrigin, .mirrored, .mistakes]
 
     /// Reading options from the shared pose flags.
     static func readingOptions(frameRate: Double?, keypointOrigin: String?) throws -> PoseReadingOptions {
@@ -29,6 +29,7 @@ enum HandPoseClassifierCommands: TaskCommandHandler {
         guard (data.data == nil) != (data.annotations == nil), let path = data.data ?? data.annotations else {
             throw ValidationError("\(modelPath) is a hand-pose classifier: give the labeled poses with --data TABLE.csv|DIR (or clips with --annotations FILE)")
         }
+        let mistakesPicture = try data.checkedMistakesPicture(modelPath: modelPath)
         let model = try HandPoseClassifierModel(contentsOf: URL(fileURLWithPath: modelPath))
         let options = try data.media.attach(to: try readingOptions(frameRate: data.frameRate, keypointOrigin: data.keypointOrigin),
                                             joints: model.jointSet)
@@ -39,12 +40,46 @@ enum HandPoseClassifierCommands: TaskCommandHandler {
             Console.warning("\(empty) of the \(set.poses.count) poses in \(path) have no detected joint; they are classified from nothing and count in the accuracy")
         }
         let evaluation = try HandPoseClassifierEvaluation.evaluate(model, on: set, observer: Console.observer(quiet: json))
+        let wrong = evaluation.mistakePositions
         if json {
             try Console.printJSON(evaluation)
         } else {
             Console.print("\(modelPath) on \(path):")
             Console.print(MetricsTable.render(evaluation.metrics))
+            if !wrong.isEmpty {
+                let shown = wrong.prefix(ActionClassifierCommands.mistakesListed)
+                Console.print("")
+                Console.print("poses predicted wrong, most confident first (\(shown.count) of \(wrong.count)):")
+                for position in shown {
+                    let mistake = evaluation.predictions[position]
+                    Console.print("  \(mistake.source): \(mistake.label), predicted \(mistake.predictedLabel) (\(Console.percent(mistake.confidence)))")
+                }
+            }
         }
+        if let mistakesPicture { try drawMistakes(wrong, of: evaluation, poses: set, to: mistakesPicture) }
+    }
+
+    /// The most wrong poses `--mistakes` draws, in rows of `mistakeColumns` square tiles.
+    static let mistakesShown = 48, mistakeColumns = 6, mistakeTile = 160
+
+    /// Draws the poses at `positions` (most confident mistake first), each captioned
+    /// "<label> as <prediction> <probability>".
+    static func drawMistakes(_ positions: [Int], of evaluation: HandPoseClassifierEvaluation, poses set: SinglePoseSet,
+                             to path: String) throws {
+        guard !positions.isEmpty else {
+            Console.note("no pose was predicted wrong: nothing to draw, \(path) not written")
+            return
+        }
+        let shown = positions.prefix(mistakesShown)
+        let frames = shown.map { position -> (image: RGBImage, label: String) in
+            let pose = set.poses[position], mistake = evaluation.predictions[position]
+            let sequence = PoseSequence(jointSet: set.jointSet, frames: [PoseFrame(time: 0, keypoints: pose.keypoints)], source: pose.source)
+            let image = PoseFilmstrip.tiles(of: sequence, bones: set.jointSet.bones, count: 1, width: mistakeTile, height: mistakeTile)
+                .first?.image ?? RGBImage(width: mistakeTile, height: mistakeTile, color: PoseFilmstrip.background)
+            return (image, "\(mistake.label) as \(mistake.predictedLabel) \(Console.percent(mistake.confidence))")
+        }
+        try ContactSheet.make(frames, columns: mistakeColumns, tileWidth: mistakeTile).write(to: URL(fileURLWithPath: path))
+        Console.note("drew \(shown.count) of \(positions.count) wrong pose\(positions.count == 1 ? "" : "s") on \(path), most confident first")
     }
 
     /// One pose's prediction, as `--json` prints it.

@@ -1,3 +1,4 @@
+import CoachData
 import Foundation
 import TestSupport
 import XCTest
@@ -43,6 +44,25 @@ final class HandPoseClassifierCommandTests: XCTestCase {
         XCTAssertEqual((object["confusionMatrix"] as? [[Int]])?.flatMap { $0 }.reduce(0, +), 250)
         XCTAssertEqual((object["perClass"] as? [[String: Any]])?.count, 5)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(object["accuracy"] as? Double), 0.9, "held-out generated hands")
+
+        // Three fists filed as "peace" are predicted wrong, listed by line and drawn by --mistakes.
+        var csvRows = try String(contentsOf: test, encoding: .utf8).components(separatedBy: "\n")
+        let fists = csvRows.indices.filter { csvRows[$0].hasPrefix("fist,") }.prefix(3)
+        for row in fists { csvRows[row] = "peace," + csvRows[row].dropFirst("fist,".count) }
+        let misfiled = directory.appendingPathComponent("misfiled.csv"), sheet = directory.appendingPathComponent("poses.png")
+        try Data(csvRows.joined(separator: "\n").utf8).write(to: misfiled)
+        let listed = try CoachExecutable.run(["evaluate", model.path, "--data", misfiled.path, "--mistakes", sheet.path])
+        XCTAssertEqual(listed.exitCode, 0, listed.standardError)
+        for row in fists {
+            XCTAssertTrue(listed.standardOutput.contains("\(misfiled.path):\(row + 1): peace, predicted fist ("), listed.standardOutput)
+        }
+        let wrong = try XCTUnwrap(listed.standardOutput.components(separatedBy: "poses predicted wrong, most confident first (").last?
+            .prefix { $0 != ")" }.split(separator: " ").last.flatMap { Int($0) }, listed.standardOutput)
+        XCTAssertGreaterThanOrEqual(wrong, 3)
+        let shown = min(wrong, 48), columns = min(shown, 6), sheetRows = (shown + 5) / 6
+        XCTAssertTrue(listed.standardError.contains("drew \(shown) of \(wrong) wrong poses on \(sheet.path)"), listed.standardError)
+        let picture = try RGBImage(contentsOf: sheet)
+        XCTAssertEqual([picture.width, picture.height], [columns * 160 + (columns + 1) * 4, sheetRows * 160 + (sheetRows + 1) * 4])
 
         // Predict on poses without labels, one left and one right hand.
         let lines = try String(contentsOf: test, encoding: .utf8).split(separator: "\n").map(String.init)

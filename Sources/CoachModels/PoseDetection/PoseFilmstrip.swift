@@ -9,6 +9,9 @@ public enum PoseFilmstrip {
         public var image: RGBImage
     }
 
+    /// The tiles' background.
+    public static let background = RGBColor(red: 40, green: 44, blue: 52)
+
     /// Up to `count` frames of `sequence`, evenly spaced from its first frame to its last, each
     /// drawn with `bones` on a dark `width` × `height` tile. Every tile shares one scale and
     /// placement — the box around all of the sequence's detected keypoints (x and y; z is left
@@ -40,7 +43,7 @@ public enum PoseFilmstrip {
                 return Keypoint(x: Float((Double(width) / 2 + (Double(k.x) - midX) * scale) / Double(width)),
                                 y: Float((Double(height) / 2 + dy * scale) / Double(height)), confidence: 1)
             }
-            var image = RGBImage(width: width, height: height, color: RGBColor(red: 40, green: 44, blue: 52))
+            var image = RGBImage(width: width, height: height, color: background)
             image.drawPose(placed, jointSet: sequence.jointSet, bones: bones, minimumConfidence: 0.5)
             return Tile(time: frame.time, image: image)
         }

@@ -23,6 +23,13 @@ public struct HandPoseClassifierEvaluation: Encodable, Sendable {
     /// Each pose's prediction, in pose order.
     public var predictions: [PosePrediction]
 
+    /// Where the poses predicted wrong are in `predictions` (and so among the evaluated poses), most
+    /// confident first: a confidently wrong pose is the first to look at.
+    public var mistakePositions: [Int] {
+        mostConfidentFirst(predictions.indices.filter { predictions[$0].label != predictions[$0].predictedLabel },
+                           confidence: { predictions[$0].confidence })
+    }
+
     /// Evaluates `model` on `set`'s poses (or those at `poseIndices`).
     /// - Throws: `HandPoseTrainingError.unknownLabels` for labels the model lacks (all listed);
     ///   `ActionClassifierError` when the poses' joints do not fit the model.
