@@ -123,8 +123,7 @@ enum ActionClassifierCommands: TaskCommandHandler {
                 }
                 return (tile.image, label)
             }
-            let clip = URL(fileURLWithPath: mistake.source).lastPathComponent
-            rows.append(("\(rank + 1). \(clip) \(String(format: "%.2f-%.2f", mistake.start, mistake.end)) s: \(mistake.label), "
+            rows.append(("\(rank + 1). \(sequence.source.shortDescription) \(String(format: "%.2f-%.2f", mistake.start, mistake.end)) s: \(mistake.label), "
                          + "predicted \(mistake.predictedLabel) (\(Console.percent(mistake.confidence))); "
                          + "\(mistake.correctWindowCount) of \(mistake.windowCount) windows right", frames))
         }

@@ -20,6 +20,8 @@ final class PoseTableTests: XCTestCase {
         XCTAssertEqual(clips[0].sequence.source.sequence, "17")
         XCTAssertEqual(clips[0].sequence.source.line, 2)
         XCTAssertEqual(clips[1].sequence.source.line, 4)
+        XCTAssertEqual(clips[1].sequence.source.description, file.path + ":4 (sequence clip-b)")
+        XCTAssertEqual(clips[1].sequence.source.shortDescription, "tracks.csv:4 (sequence clip-b)", "for captions")
         XCTAssertEqual(clips[0].sequence.frames.map(\.time), [0, 0.033, 0.066])
         XCTAssertEqual(clips[0].sequence.frames[2].keypoints[0], Keypoint(x: 0.008, y: -0.02))
         XCTAssertEqual(clips[1].sequence.frames.map { $0.keypoints[0]?.x }, [1, 3])

@@ -19,8 +19,13 @@ public struct PoseSource: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `path`, `path:line` or `path:line (sequence s)`.
-    public var description: String {
-        var text = file.path
+    public var description: String { described(file.path) }
+
+    /// `description` with the file's name instead of its path (`clip.csv:2`), for captions.
+    public var shortDescription: String { described(file.lastPathComponent) }
+
+    private func described(_ name: String) -> String {
+        var text = name
         if let line { text += ":\(line)" }
         if let sequence { text += " (sequence \(sequence))" }
         return text
