@@ -59,10 +59,11 @@ enum ObjectDetectorCommands: TaskCommandHandler {
         var tiles: [(image: RGBImage, label: String)] = []
         for outcome in shown {
             let annotated = dataset.images[outcome.imageIndex], evaluated = images[outcome.imageIndex]
-            let photo = try RGBImage(contentsOf: annotated.url)
+            let photo = try RGBImage(contentsOf: annotated.url, options: ImageDecodingOptions(minimumShortSide: mistakeTile.height))
             let fitted = try photo.letterboxed(width: mistakeTile.width, height: mistakeTile.height, fillValue: 24)
             var canvas = try fitted.image.rgbImage()
-            // Boxes are in the annotation's pixels of the image as displayed; the decoded photo has that size.
+            // Boxes are in the annotation's pixels of the image as displayed; the photo is decoded upright,
+            // a large one at a reduced size.
             let toPhotoX = Double(photo.width) / Double(max(annotated.width, 1)), toPhotoY = Double(photo.height) / Double(max(annotated.height, 1))
             func draw(_ box: BoundingBox, _ label: String, _ color: RGBColor) {
                 let a = fitted.transform.letterboxPoint(x: box.minX * toPhotoX, y: box.minY * toPhotoY)
