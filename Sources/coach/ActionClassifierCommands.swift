@@ -69,6 +69,9 @@ enum ActionClassifierCommands: TaskCommandHandler {
             Console.print("padded: \(evaluation.paddedExampleCount) of \(evaluation.metrics.count) segments are shorter than the window and were padded with zero poses")
         }
         printMistakes(evaluation.mistakes)
+        if mistakesPicture == nil && !evaluation.mistakes.isEmpty {
+            Console.note("to see them, draw them as stick figures: add --mistakes FILE.png")
+        }
         if let mistakesPicture { try drawMistakes(evaluation, examples: dataset.examples, model: model, to: mistakesPicture) }
     }
 

@@ -54,6 +54,7 @@ enum HandPoseClassifierCommands: TaskCommandHandler {
                     let mistake = evaluation.predictions[position]
                     Console.print("  \(mistake.source): \(mistake.label), predicted \(mistake.predictedLabel) (\(Console.percent(mistake.confidence)))")
                 }
+                if mistakesPicture == nil { Console.note("to see them, draw them: add --mistakes FILE.png") }
             }
         }
         if let mistakesPicture { try drawMistakes(wrong, of: evaluation, poses: set, to: mistakesPicture) }

@@ -226,6 +226,9 @@ final class ActionClassifierCommandTests: XCTestCase {
                 XCTAssertTrue(drawn, "row \(row + 1), tile \(column + 1) shows no joint")
             }
         }
+        XCTAssertFalse(flipped.standardError.contains("add --mistakes"), flipped.standardError)
+        let hinted = try CoachExecutable.run(["evaluate", model.path, "--data", data.path, "--keypoint-origin", "top-left"])
+        XCTAssertTrue(hinted.standardError.contains("draw them as stick figures: add --mistakes FILE.png"), hinted.standardError)
         for (arguments, refusal) in [(["--mistakes", sheet.path], "exists: choose another path, or pass --overwrite"),
                                      (["--mistakes", directory.appendingPathComponent("m.gif").path], "must name a .jpg or .png picture")] {
             let refused = try CoachExecutable.run(["evaluate", model.path, "--data", data.path] + arguments)

@@ -56,6 +56,9 @@ final class HandPoseClassifierCommandTests: XCTestCase {
         for row in fists {
             XCTAssertTrue(listed.standardOutput.contains("\(misfiled.path):\(row + 1): peace, predicted fist ("), listed.standardOutput)
         }
+        XCTAssertFalse(listed.standardError.contains("add --mistakes"), listed.standardError)
+        let hinted = try CoachExecutable.run(["evaluate", model.path, "--data", misfiled.path])
+        XCTAssertTrue(hinted.standardError.contains("to see them, draw them: add --mistakes FILE.png"), hinted.standardError)
         let wrong = try XCTUnwrap(listed.standardOutput.components(separatedBy: "poses predicted wrong, most confident first (").last?
             .prefix { $0 != ")" }.split(separator: " ").last.flatMap { Int($0) }, listed.standardOutput)
         XCTAssertGreaterThanOrEqual(wrong, 3)
