@@ -196,7 +196,8 @@ demo: build
 	@$(COACH) train hand-pose-classifier --data $(GENERATED)/hand-poses/train.csv --output models/hand-poses.h5 \
 	    --augment rotate,scale,jitter --seed 1 --quiet
 	@echo "==> hand-pose classifier: evaluating on other hands in $(GENERATED)/hand-poses/test.csv"
-	@$(COACH) evaluate models/hand-poses.h5 --data $(GENERATED)/hand-poses/test.csv
+	@$(COACH) evaluate models/hand-poses.h5 --data $(GENERATED)/hand-poses/test.csv \
+	    --mistakes $(GENERATED)/hand-poses/mistakes.png --overwrite
 	@echo "==> hand-action classifier: training on $(GENERATED)/hand-actions/train (wave, grab, swipe, background)"
 	@$(COACH) train hand-action-classifier --data $(GENERATED)/hand-actions/train --output models/hand-actions.h5 \
 	    --chirality mirror --seed 1 --quiet
