@@ -20,7 +20,8 @@ struct EvaluateCommand: ParsableCommand, JobCommand {
         Classifiers print accuracy, per-class precision/recall/F1 and a confusion
         matrix (rows: true class, columns: predicted); detectors print AP at IoU 0.5
         and 0.50:0.95. --json prints one JSON object instead (task, accuracy, classes,
-        confusionMatrix, perClass, … for classifiers).
+        confusionMatrix, perClass, … for classifiers, with predictions: every
+        image's, segment's or pose's source, label, predictedLabel and confidence).
 
         --mistakes FILE.jpg draws what was predicted wrong on one picture and lists
         it. Classifiers put the most confident mistakes first (often mislabelled

@@ -29,7 +29,7 @@ enum ImageClassifierTaskCommands: TaskCommandHandler {
             featureCache: FeatureCache(directory: FeatureCache.defaultDirectory()), communicator: job,
             observer: job.isRoot ? Console.observer(quiet: json) : nil)
         if json {
-            try Console.printJSON(evaluation.metrics)
+            try Console.printJSON(evaluation)
         } else {
             Console.print("\(modelPath) on \(folder):")
             Console.print(MetricsTable.render(evaluation.metrics))

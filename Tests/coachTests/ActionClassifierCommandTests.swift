@@ -309,6 +309,7 @@ final class ActionClassifierCommandTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(object["accuracy"] as? Double), 0.8, "the gestures are easy")
         XCTAssertNotNil(object["windowAccuracy"] as? Double)
         XCTAssertEqual(object["paddedExampleCount"] as? Int, 3)
+        try assertPredictionsMatchConfusion(object, count: 30, extraKeys: ["start", "end", "windowCount", "correctWindowCount"])
 
         let clip = data.appendingPathComponent("circle/clip-3.csv")
         let predicted = try CoachExecutable.run(["predict", model.path, clip.path])

@@ -44,6 +44,7 @@ final class HandPoseClassifierCommandTests: XCTestCase {
         XCTAssertEqual((object["confusionMatrix"] as? [[Int]])?.flatMap { $0 }.reduce(0, +), 250)
         XCTAssertEqual((object["perClass"] as? [[String: Any]])?.count, 5)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(object["accuracy"] as? Double), 0.9, "held-out generated hands")
+        try assertPredictionsMatchConfusion(object, count: 250)
 
         // Three fists filed as "peace" are predicted wrong, listed by line and drawn by --mistakes.
         var csvRows = try String(contentsOf: test, encoding: .utf8).components(separatedBy: "\n")

@@ -36,6 +36,7 @@ final class ImageClassifierCommandTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(json["accuracy"] as? Double ?? 0, 0.9)
         let perClass = try XCTUnwrap(json["perClass"] as? [[String: Any]])
         XCTAssertEqual(Set(perClass[0].keys), ["label", "precision", "recall", "f1", "support"])
+        try assertPredictionsMatchConfusion(json, count: 60)
 
         // evaluate, too, refuses options the model would ignore, and names a file given as --data.
         let origin = try run(["evaluate", model, "--data", data.appendingPathComponent("test").path, "--keypoint-origin", "bottom-left"],

@@ -8,7 +8,8 @@ import Foundation
 /// individual windows.
 ///
 /// Its JSON form is `ClassificationMetrics`' (`task`, `accuracy`, `classes`, `confusionMatrix`,
-/// `perClass`, …) with `windowAccuracy`, `windowCount` and `paddedExampleCount` added.
+/// `perClass`, …) with `windowAccuracy`, `windowCount`, `paddedExampleCount` and `predictions` (every
+/// segment's `ExamplePrediction`, in example order) added.
 public struct ActionClassifierEvaluation: Encodable, Sendable {
     /// One segment's prediction.
     public struct ExamplePrediction: Codable, Equatable, Sendable {
@@ -130,15 +131,17 @@ public struct ActionClassifierEvaluation: Encodable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case windowAccuracy, windowCount, paddedExampleCount
+        case windowAccuracy, windowCount, paddedExampleCount, predictions
     }
 
-    /// Encodes the shared metrics' keys and the window figures in one object.
+    /// Encodes the shared metrics' keys, the window figures and every segment's prediction in one
+    /// object.
     public func encode(to encoder: Encoder) throws {
         try metrics.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(windowAccuracy, forKey: .windowAccuracy)
         try container.encode(windowCount, forKey: .windowCount)
         try container.encode(paddedExampleCount, forKey: .paddedExampleCount)
+        try container.encode(predictions, forKey: .predictions)
     }
 }

@@ -4,7 +4,8 @@ import Foundation
 
 /// How a hand-pose classifier does on labeled poses: one prediction per pose, scored with the
 /// shared classification metrics. Its JSON form is `ClassificationMetrics`' (`task`, `accuracy`,
-/// `classes`, `confusionMatrix`, `perClass`, …).
+/// `classes`, `confusionMatrix`, `perClass`, …) with `predictions` (every pose's `PosePrediction`, in
+/// pose order) added.
 public struct HandPoseClassifierEvaluation: Encodable, Sendable {
     /// One pose's prediction.
     public struct PosePrediction: Codable, Equatable, Sendable {
@@ -66,8 +67,15 @@ public struct HandPoseClassifierEvaluation: Encodable, Sendable {
         return HandPoseClassifierEvaluation(metrics: metrics, predictions: predictions)
     }
 
-    /// Encodes the shared metrics' keys (the schema every classifier's `--json` prints).
+    private enum CodingKeys: String, CodingKey {
+        case predictions
+    }
+
+    /// Encodes the shared metrics' keys (the schema every classifier's `--json` prints) and every
+    /// pose's prediction.
     public func encode(to encoder: Encoder) throws {
         try metrics.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(predictions, forKey: .predictions)
     }
 }

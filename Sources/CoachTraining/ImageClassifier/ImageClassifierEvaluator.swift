@@ -2,8 +2,10 @@ import CoachData
 import CoachModels
 import Foundation
 
-/// The result of evaluating an image classifier on labeled folders.
-public struct ImageClassifierEvaluation {
+/// The result of evaluating an image classifier on labeled folders. Its JSON form is
+/// `ClassificationMetrics`' (`task`, `accuracy`, `classes`, `confusionMatrix`, `perClass`, …) with
+/// `predictions` (every scored image's, in the folder's order) added.
+public struct ImageClassifierEvaluation: Encodable {
     /// Accuracy, per-class precision/recall/F1/support and the confusion matrix.
     public var metrics: ClassificationMetrics
     /// Images that could not be decoded and were skipped (path and reason).
@@ -18,6 +20,18 @@ public struct ImageClassifierEvaluation {
     public var mistakes: [ImageEvaluationPrediction] {
         mostConfidentFirst(predictions.filter { !$0.isCorrect }, confidence: \.confidence)
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case predictions
+    }
+
+    /// Encodes the shared metrics' keys (the schema every classifier's `--json` prints) and every
+    /// image's prediction.
+    public func encode(to encoder: Encoder) throws {
+        try metrics.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(predictions, forKey: .predictions)
+    }
 }
 
 /// `items` from the highest `confidence` to the lowest, ties in their order.
@@ -29,13 +43,27 @@ func mostConfidentFirst<Item>(_ items: [Item], confidence: (Item) -> Double) -> 
 }
 
 /// One evaluated image: its file, its folder's label, the predicted label and its probability.
-public struct ImageEvaluationPrediction: Equatable, Sendable {
+/// Its JSON form names them as the other classifiers' predictions do: `source` (the file's path),
+/// `label`, `predictedLabel` and `confidence`.
+public struct ImageEvaluationPrediction: Equatable, Sendable, Encodable {
     public var file: URL
     public var truth: String
     public var predicted: String
     public var confidence: Double
 
     public var isCorrect: Bool { truth == predicted }
+
+    private enum CodingKeys: String, CodingKey {
+        case source, label, predictedLabel, confidence
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(file.path, forKey: .source)
+        try container.encode(truth, forKey: .label)
+        try container.encode(predicted, forKey: .predictedLabel)
+        try container.encode(confidence, forKey: .confidence)
+    }
 }
 
 /// Evaluates a trained image classifier on a FORMATS §1 folder.
