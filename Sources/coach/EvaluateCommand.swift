@@ -21,7 +21,9 @@ struct EvaluateCommand: ParsableCommand, JobCommand {
         matrix (rows: true class, columns: predicted); detectors print AP at IoU 0.5
         and 0.50:0.95. --json prints one JSON object instead (task, accuracy, classes,
         confusionMatrix, perClass, … for classifiers, with predictions: every
-        image's, segment's or pose's source, label, predictedLabel and confidence).
+        image's, segment's or pose's source, label, predictedLabel and confidence;
+        for detectors meanAveragePrecision50, perClass, …, with images: every
+        image's source and its correct, wrong and missed boxes in pixels).
 
         --mistakes FILE.jpg draws what was predicted wrong on one picture and lists
         it. Classifiers put the most confident mistakes first (often mislabelled

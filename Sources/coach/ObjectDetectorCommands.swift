@@ -31,7 +31,10 @@ enum ObjectDetectorCommands: TaskCommandHandler {
         let (metrics, images) = try ObjectDetectorEvaluation.evaluateImages(
             model: detector.model, backbone: detector.backbone.network, dataset: dataset, communicator: job,
             observer: job.isRoot ? Console.observer(quiet: json) : nil)
-        if json { try Console.printJSON(metrics) } else { Console.print(DetectionMetricsTable.render(metrics)) }
+        if json {
+            try Console.printJSON(DetectionEvaluationReport(metrics: metrics, evaluated: images, images: dataset.images,
+                                                            labels: detector.model.classLabels))
+        } else { Console.print(DetectionMetricsTable.render(metrics)) }
         if let mistakesPicture, job.isRoot {
             try drawMistakes(images, dataset: dataset, labels: detector.model.classLabels, metrics: metrics, to: mistakesPicture)
         }

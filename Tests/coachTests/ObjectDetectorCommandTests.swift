@@ -43,6 +43,25 @@ final class ObjectDetectorCommandTests: XCTestCase {
         XCTAssertEqual((json["confusionMatrix"] as? [[Int]])?.count, 5, "four classes and background")
         let perClass = try XCTUnwrap(json["perClass"] as? [[String: Any]])
         XCTAssertTrue(Set(perClass[0].keys).isSuperset(of: ["label", "ap50", "ap", "precision", "recall"]))
+        // `images` holds every test image's right, wrong and missed boxes; per class they add up to
+        // the metrics' recall, prediction and true-box counts.
+        let outcomes = try XCTUnwrap(json["images"] as? [[String: Any]])
+        XCTAssertEqual(outcomes.count, 6)
+        func boxes(_ key: String) -> [[String: Any]] { outcomes.flatMap { $0[key] as? [[String: Any]] ?? [] } }
+        for box in boxes("correct") + boxes("wrong") + boxes("missed") {
+            XCTAssertTrue(Set(box.keys).isSuperset(of: ["label", "x", "y", "width", "height"]), "\(box)")
+            XCTAssertGreaterThan(box["width"] as? Double ?? 0, 0, "\(box)")
+        }
+        XCTAssertTrue(boxes("missed").allSatisfy { $0["confidence"] == nil }, "a missed true box has no confidence")
+        XCTAssertTrue((boxes("correct") + boxes("wrong")).allSatisfy { ($0["confidence"] as? Double ?? 0) >= 0.5 })
+        for entry in perClass {
+            let label = try XCTUnwrap(entry["label"] as? String)
+            func count(_ key: String) -> Int { boxes(key).filter { $0["label"] as? String == label }.count }
+            let truths = try XCTUnwrap(entry["groundTruthCount"] as? Int)
+            XCTAssertEqual(count("correct") + count("missed"), truths, label)
+            XCTAssertEqual(count("correct") + count("wrong"), entry["predictionCount"] as? Int, label)
+            XCTAssertEqual(Double(count("correct")), (entry["recall"] as? Double ?? -1) * Double(truths), accuracy: 1e-9, label)
+        }
 
         // --mistakes draws the images with missed or wrong boxes, listed with their counts, which add
         // up to the JSON's per-class recall and precision (all six images fit on the picture).
@@ -67,6 +86,13 @@ final class ObjectDetectorCommandTests: XCTestCase {
         let truths = perClass.map { $0["groundTruthCount"] as? Int ?? 0 }.reduce(0, +)
         let predictions = perClass.map { $0["predictionCount"] as? Int ?? 0 }.reduce(0, +)
         XCTAssertEqual(counts("missed"), truths - found, sheetRun.standardError)
+        // The listing and the JSON's images agree image by image.
+        for line in listed {
+            let path = try XCTUnwrap(line.split(separator: " ").dropFirst().first.map { String($0.dropLast()) })
+            let outcome = try XCTUnwrap(outcomes.first { $0["source"] as? String == path }, "\(path) not in the JSON's images")
+            let described = ["missed", "wrong", "correct"].map { "\(((outcome[$0] as? [Any]) ?? []).count)" }
+            XCTAssertTrue(line.hasSuffix(": \(described[0]) missed, \(described[1]) wrong, \(described[2]) right"), "\(line) against \(outcome)")
+        }
         XCTAssertEqual(counts("wrong"), predictions - found, sheetRun.standardError)
         let picture = try RGBImage(contentsOf: sheet)
         let columns = min(3, listed.count), rows = (listed.count + 2) / 3
