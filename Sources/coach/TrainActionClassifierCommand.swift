@@ -61,7 +61,10 @@ struct TrainActionClassifierCommand: ParsableCommand, JobCommand {
         the default is 'default': interpolate, drop, jitter, scale, rotate,
         occlude, the ones that keep every action's label):
           flip         mirror left-right, swapping left and right joints
-                       (only when mirrored actions keep their label)
+                       (only when mirrored actions keep their label, as
+                       throws do: then it teaches left-handed players from
+                       right-handed ones; not when a swipe left mirrored
+                       is another class, swipe right)
           rotate       rotate poses by up to ±15° (poses with z also turn up to
                        ±15° about the vertical and the horizontal axis)
           translate    shift poses, drifting across the window (camera pan)
