@@ -6,7 +6,7 @@ import Foundation
 /// shared classification metrics. Its JSON form is `ClassificationMetrics`' (`task`, `accuracy`,
 /// `classes`, `confusionMatrix`, `perClass`, …) with `predictions` (every pose's `PosePrediction`, in
 /// pose order) added.
-public struct HandPoseClassifierEvaluation: Encodable, Sendable {
+public struct HandPoseClassifierEvaluation: ClassifierEvaluationJSON, Sendable {
     /// One pose's prediction.
     public struct PosePrediction: Codable, Equatable, Sendable {
         /// The file and line the pose was read from.
@@ -65,17 +65,5 @@ public struct HandPoseClassifierEvaluation: Encodable, Sendable {
         let metrics = ClassificationMetrics(task: ModelTask.handPoseClassifier.rawValue, classes: model.labels,
                                             truth: truth, predictions: predicted)
         return HandPoseClassifierEvaluation(metrics: metrics, predictions: predictions)
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case predictions
-    }
-
-    /// Encodes the shared metrics' keys (the schema every classifier's `--json` prints) and every
-    /// pose's prediction.
-    public func encode(to encoder: Encoder) throws {
-        try metrics.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(predictions, forKey: .predictions)
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// The result of evaluating an image classifier on labeled folders. Its JSON form is
 /// `ClassificationMetrics`' (`task`, `accuracy`, `classes`, `confusionMatrix`, `perClass`, …) with
 /// `predictions` (every scored image's, in the folder's order) added.
-public struct ImageClassifierEvaluation: Encodable {
+public struct ImageClassifierEvaluation: ClassifierEvaluationJSON {
     /// Accuracy, per-class precision/recall/F1/support and the confusion matrix.
     public var metrics: ClassificationMetrics
     /// Images that could not be decoded and were skipped (path and reason).
@@ -19,18 +19,6 @@ public struct ImageClassifierEvaluation: Encodable {
     /// mislabelled: worth a look first), ties in folder order.
     public var mistakes: [ImageEvaluationPrediction] {
         mostConfidentFirst(predictions.filter { !$0.isCorrect }, confidence: \.confidence)
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case predictions
-    }
-
-    /// Encodes the shared metrics' keys (the schema every classifier's `--json` prints) and every
-    /// image's prediction.
-    public func encode(to encoder: Encoder) throws {
-        try metrics.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(predictions, forKey: .predictions)
     }
 }
 
