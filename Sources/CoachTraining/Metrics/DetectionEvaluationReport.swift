@@ -11,7 +11,7 @@ public struct DetectionEvaluationReport: Encodable {
     /// One box of an image's outcome.
     public struct Box: Encodable, Equatable, Sendable {
         public var label: String
-        /// The prediction's confidence; nil for a missed true box.
+        /// The prediction's confidence; nil (left out of the JSON) for a missed true box.
         public var confidence: Double?
         /// Left and top edges, width and height, in pixels.
         public var x: Double, y: Double, width: Double, height: Double
@@ -23,18 +23,6 @@ public struct DetectionEvaluationReport: Encodable {
             y = box.minY
             width = box.maxX - box.minX
             height = box.maxY - box.minY
-        }
-
-        private enum CodingKeys: String, CodingKey { case label, confidence, x, y, width, height }
-
-        public func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(label, forKey: .label)
-            try container.encodeIfPresent(confidence, forKey: .confidence)
-            try container.encode(x, forKey: .x)
-            try container.encode(y, forKey: .y)
-            try container.encode(width, forKey: .width)
-            try container.encode(height, forKey: .height)
         }
     }
 
